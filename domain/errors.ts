@@ -1,0 +1,80 @@
+/**
+ * Typed domain errors. Each maps to exactly one HTTP status and machine code
+ * (see api/errors.ts); MCP tools turn them into `isError` results.
+ */
+export type ErrorCode =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'insufficient_storage';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(message: string) {
+    super('invalid', message);
+  }
+}
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'missing or invalid credentials') {
+    super('unauthenticated', message);
+  }
+}
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+export class NotFoundError extends DomainError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+export class TooLargeError extends DomainError {
+  constructor(message: string) {
+    super('too_large', message);
+  }
+}
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor(message: string) {
+    super('unsupported_media_type', message);
+  }
+}
+/** The file store ran out of space (disk full, quota). */
+export class InsufficientStorageError extends DomainError {
+  constructor(message: string) {
+    super('insufficient_storage', message);
+  }
+}
+
+/**
+ * Raised by an event store when the expected stream revision does not match:
+ * another writer appended first. Command handlers retry once, then answer 409.
+ */
+export class StreamConflictError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: number,
+    readonly actual: number | undefined,
+  ) {
+    super(`stream ${stream}: expected revision ${expected}, found ${actual ?? 'unknown'}`);
+    this.name = 'StreamConflictError';
+  }
+}

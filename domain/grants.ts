@@ -1,0 +1,82 @@
+import { ValidationError } from './errors.ts';
+import { isWithin, parseGroup, parseSitePath, fullPath, type SiteAddress } from './paths.ts';
+
+export const CAPABILITIES = ['publish', 'unpublish', 'rollback', 'patch', 'purge'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/**
+ * A grant binds capabilities to one target. `group` targets own their subtree and
+ * the flat site of the same name; `site` targets exactly one site; the empty group
+ * target covers every site.
+ */
+export type Grant = {
+  readonly kind: 'group' | 'site';
+  readonly target: string;
+  readonly permissions: readonly Capability[];
+};
+
+/** Who is asking: an admin, a holder of grants (key or MCP connection), or a viewer. */
+export type Principal =
+  | { readonly kind: 'admin' }
+  | { readonly kind: 'grants'; readonly grants: readonly Grant[] }
+  | { readonly kind: 'viewer' };
+
+export function isCapability(value: unknown): value is Capability {
+  return typeof value === 'string' && (CAPABILITIES as readonly string[]).includes(value);
+}
+
+/** Validates and normalises a grant as received from the API, the CLI or the consent form. */
+export function validateGrant(raw: unknown): Grant {
+  if (typeof raw !== 'object' || raw === null) throw new ValidationError('grant must be an object');
+  const { kind, target, permissions } = raw as Record<string, unknown>;
+  if (kind !== 'group' && kind !== 'site') throw new ValidationError('grant kind must be "group" or "site"');
+  if (typeof target !== 'string') throw new ValidationError('grant target must be a string');
+  if (kind === 'group') parseGroupTarget(target);
+  else if (target === '') throw new ValidationError('a site grant needs a target "group/slug"');
+  else parseSitePath(target);
+  if (!Array.isArray(permissions) || permissions.length === 0) {
+    throw new ValidationError('grant permissions must be a non-empty list');
+  }
+  for (const p of permissions) {
+    if (!isCapability(p)) throw new ValidationError(`unknown capability ${JSON.stringify(p)}`);
+  }
+  const unique = CAPABILITIES.filter((c) => permissions.includes(c));
+  return { kind, target, permissions: unique };
+}
+
+/** A group target may have up to 3 labels: it can name a site path (`docs/app` owns `docs/app`'s children). */
+function parseGroupTarget(target: string): void {
+  if (target === '') return;
+  const labels = target.split('/');
+  if (labels.length > 3) throw new ValidationError(`grant target ${JSON.stringify(target)} is deeper than 3 labels`);
+  parseGroup(labels.slice(0, 2).join('/'));
+  if (labels[2] !== undefined) parseGroup(labels[2]);
+}
+
+/** Does this grant cover the site? (pure; the seed's target rule) */
+export function grantCovers(grant: Grant, site: SiteAddress): boolean {
+  if (grant.kind === 'site') return grant.target === fullPath(site);
+  // group target T: the site whose full path is T, and every site whose group is T or beneath it.
+  if (grant.target === '') return true;
+  return fullPath(site) === grant.target || isWithin(site.group, grant.target);
+}
+
+export function can(principal: Principal, capability: Capability, site: SiteAddress): boolean {
+  switch (principal.kind) {
+    case 'admin':
+      return true;
+    case 'viewer':
+      return false;
+    case 'grants':
+      return principal.grants.some((g) => g.permissions.includes(capability) && grantCovers(g, site));
+    default: {
+      const never: never = principal;
+      return never;
+    }
+  }
+}
+
+export function describeGrant(grant: Grant): string {
+  const target = grant.kind === 'site' ? `site ${grant.target}` : grant.target === '' ? 'all sites' : `group ${grant.target}`;
+  return `${grant.permissions.join(',')} on ${target}`;
+}

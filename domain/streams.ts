@@ -1,0 +1,15 @@
+import { fullPath, type SiteAddress } from './paths.ts';
+
+/**
+ * Stream names live here and nowhere else. One stream per site *address*, so the
+ * event store's expected-revision check is the uniqueness constraint for a path.
+ */
+export const siteStream = (address: SiteAddress): string => `site-${fullPath(address).replaceAll('/', '.')}`;
+export const keyStream = (id: number): string => `key-${id}`;
+export const connectionStream = (id: string): string => `connection-${id}`;
+export const oauthClientStream = (id: string): string => `oauthclient-${id}`;
+/** Streams whose revisions hand out small integer ids (site ids, key ids). */
+export const sequenceStream = (name: 'site' | 'key'): string => `sequence-${name}`;
+
+export const isSiteStream = (stream: string): boolean => stream.startsWith('site-');
+export const isKeyStream = (stream: string): boolean => stream.startsWith('key-');

@@ -1,0 +1,128 @@
+import type { Grant } from './grants.ts';
+
+/** One immutable snapshot of a site's files, as recorded when it was published. */
+export type RevisionInfo = {
+  readonly id: string;
+  /** SHA-256 of the manifest blob (path → hash, size, type). */
+  readonly manifest: string;
+  readonly files: number;
+  /** Byte total of the revision's files. */
+  readonly size: number;
+  readonly favicon?: { readonly hash: string; readonly type: string };
+};
+
+/** Site metadata as stored: absent optional fields are left out. */
+export type SiteMeta = {
+  readonly title: string;
+  readonly description?: string;
+  readonly date?: string;
+  readonly tags?: readonly string[];
+  readonly repo?: string;
+  readonly preview?: string;
+  readonly hidden: boolean;
+};
+
+/** Who did it: stored in every event's metadata, this is the audit trail. */
+export type Actor =
+  | { readonly kind: 'key'; readonly id: number; readonly name: string }
+  | { readonly kind: 'user'; readonly name: string }
+  | { readonly kind: 'connection'; readonly id: string; readonly name: string; readonly user?: string }
+  | { readonly kind: 'system'; readonly name: string };
+
+export type EventMeta = { readonly actor: Actor; readonly at: string };
+
+/** Events of a `site-…` stream. A purge ends an incarnation; a later publish starts the next one. */
+export type SiteEvent =
+  | {
+      readonly type: 'SitePublished';
+      readonly data: {
+        readonly siteId: number;
+        readonly group: string;
+        readonly slug: string;
+        /** True when this publish started a new incarnation (new site id). */
+        readonly created: boolean;
+        readonly revision: RevisionInfo;
+        readonly meta: SiteMeta;
+      };
+    }
+  | { readonly type: 'SiteArchived'; readonly data: { readonly siteId: number; readonly revisionId: string } }
+  | {
+      readonly type: 'RevisionDropped';
+      readonly data: { readonly siteId: number; readonly revisionId: string; readonly manifest: string };
+    }
+  | {
+      readonly type: 'SiteRolledBack';
+      readonly data: { readonly siteId: number; readonly revisionId: string; readonly previousRevisionId: string };
+    }
+  | { readonly type: 'SiteQuarantined'; readonly data: { readonly siteId: number } }
+  | { readonly type: 'SiteRestored'; readonly data: { readonly siteId: number } }
+  | {
+      readonly type: 'SitePurged';
+      readonly data: {
+        readonly siteId: number;
+        readonly revisions: readonly { readonly id: string; readonly manifest: string }[];
+      };
+    }
+  | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } };
+
+/** Events of a `key-…` stream. */
+export type KeyEvent =
+  | {
+      readonly type: 'KeyIssued';
+      readonly data: {
+        readonly id: number;
+        readonly name: string;
+        readonly admin: boolean;
+        readonly grants: readonly Grant[];
+        /** Hex SHA-256 of the token; the token itself is never stored. */
+        readonly tokenHash: string;
+        readonly expiresAt?: string;
+      };
+    }
+  | { readonly type: 'KeyRevoked'; readonly data: { readonly id: number } }
+  /** Written at most once per key per coalescing window, never per request. */
+  | { readonly type: 'KeyUsed'; readonly data: { readonly id: number; readonly at: string } };
+
+/** Hands out a small integer id: the id is the stream revision of this event + 1. */
+export type SequenceEvent = { readonly type: 'IdAllocated'; readonly data: { readonly id: number } };
+
+/** Events of the MCP connector's `connection-…` and `oauthclient-…` streams. */
+export type ConnectionEvent =
+  | {
+      readonly type: 'ClientRegistered';
+      readonly data: {
+        readonly clientId: string;
+        readonly name: string;
+        readonly redirectUris: readonly string[];
+        readonly registeredAt: string;
+      };
+    }
+  | {
+      readonly type: 'ConnectionGranted';
+      readonly data: {
+        readonly id: string;
+        readonly clientId: string;
+        readonly clientName: string;
+        readonly user: string;
+        readonly grants: readonly Grant[];
+        readonly refreshTokenHash: string;
+      };
+    }
+  | {
+      readonly type: 'ConnectionRefreshed';
+      readonly data: { readonly id: string; readonly refreshTokenHash: string; readonly previousHash: string };
+    }
+  | { readonly type: 'ConnectionRevoked'; readonly data: { readonly id: string; readonly reason: string } };
+
+export type DomainEvent = SiteEvent | KeyEvent | SequenceEvent | ConnectionEvent;
+export type DomainEventType = DomainEvent['type'];
+
+/** An event as read back from a store: its stream position and metadata attached. */
+export type Recorded<E extends DomainEvent = DomainEvent> = E & {
+  readonly stream: string;
+  /** 0-based revision of this event within its stream. */
+  readonly revision: number;
+  /** Opaque, adapter-specific global position; projections store it as their checkpoint. */
+  readonly position: string;
+  readonly meta: EventMeta;
+};

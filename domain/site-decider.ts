@@ -1,0 +1,126 @@
+import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
+import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
+import { allows, type LifecycleCommand } from './lifecycle.ts';
+import { fullPath, type SiteAddress } from './paths.ts';
+import { nextRevisionId } from './revision-id.ts';
+import type { SiteState } from './site-state.ts';
+import type { MetaInput, MetaPatch } from './site-meta.ts';
+import { mergeMeta, patchMeta } from './site-meta.ts';
+
+export type Versioning = { readonly enabled: boolean; readonly keep: number };
+
+/** Commands on a site stream. Time, ids and hashes come in with the command so `decide` stays pure. */
+export type SiteCommand =
+  | {
+      readonly type: 'PublishSite';
+      readonly address: SiteAddress;
+      readonly meta: MetaInput;
+      /** Content already stored: manifest hash, counts and favicon. The id is assigned here. */
+      readonly content: Omit<RevisionInfo, 'id'>;
+      readonly nowNanos: bigint;
+      /** Id for a new incarnation; only used when the address has no live or quarantined site. */
+      readonly newSiteId: number | undefined;
+      readonly versioning: Versioning;
+    }
+  | { readonly type: 'UnpublishSite'; readonly address: SiteAddress }
+  | { readonly type: 'RestoreSite'; readonly address: SiteAddress }
+  | { readonly type: 'PurgeSite'; readonly address: SiteAddress }
+  | { readonly type: 'PatchSite'; readonly address: SiteAddress; readonly patch: MetaPatch }
+  | {
+      readonly type: 'RollbackSite';
+      readonly address: SiteAddress;
+      /** Undefined → the most recently archived revision; `current` → no-op. */
+      readonly revision: string | undefined;
+      readonly versioning: Versioning;
+    };
+
+/** Does this command need a freshly allocated site id? (asked before `decide`, which stays pure) */
+export function needsNewSiteId(state: SiteState): boolean {
+  return state.status === 'absent' || state.status === 'purged';
+}
+
+function requireState(state: SiteState, command: LifecycleCommand, address: SiteAddress): number {
+  if (!allows(state.status, command) || state.siteId === undefined) {
+    const where = fullPath(address);
+    if (state.status === 'live') throw new NotFoundError(`site ${where} is live, not in the trash`);
+    if (state.status === 'quarantined') throw new NotFoundError(`site ${where} is in the trash`);
+    throw new NotFoundError(`no site ${where}`);
+  }
+  return state.siteId;
+}
+
+export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] {
+  switch (command.type) {
+    case 'PublishSite':
+      return decidePublish(command, state);
+    case 'UnpublishSite': {
+      const siteId = requireState(state, 'UNPUBLISH', command.address);
+      return [{ type: 'SiteQuarantined', data: { siteId } }];
+    }
+    case 'RestoreSite': {
+      const siteId = requireState(state, 'RESTORE', command.address);
+      return [{ type: 'SiteRestored', data: { siteId } }];
+    }
+    case 'PurgeSite': {
+      const siteId = requireState(state, 'PURGE', command.address);
+      const revisions = [...(state.live ? [state.live] : []), ...state.archived].map((r) => ({
+        id: r.id,
+        manifest: r.manifest,
+      }));
+      return [{ type: 'SitePurged', data: { siteId, revisions } }];
+    }
+    case 'PatchSite': {
+      const siteId = requireState(state, 'PATCH', command.address);
+      const meta = patchMeta(state.meta!, command.patch);
+      return [{ type: 'SitePatched', data: { siteId, meta } }];
+    }
+    case 'RollbackSite':
+      return decideRollback(command, state);
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+function decidePublish(command: Extract<SiteCommand, { type: 'PublishSite' }>, state: SiteState): SiteEvent[] {
+  requireAllowed(state, 'PUBLISH');
+  const revision: RevisionInfo = { ...command.content, id: nextRevisionId(command.nowNanos, state.latestRevisionId) };
+  const { group, slug } = command.address;
+  if (needsNewSiteId(state)) {
+    if (command.newSiteId === undefined) throw new Error('a new site needs an allocated id');
+    if (command.meta.title === undefined) throw new ValidationError('meta.title is required for a new site');
+    const meta: SiteMeta = mergeMeta(undefined, command.meta);
+    return [{ type: 'SitePublished', data: { siteId: command.newSiteId, group, slug, created: true, revision, meta } }];
+  }
+  // Replace (live) or revive (quarantined): the previous live content is archived or discarded.
+  const siteId = state.siteId!;
+  const previous = state.live!;
+  const meta = mergeMeta(state.meta, command.meta);
+  const published: SiteEvent = { type: 'SitePublished', data: { siteId, group, slug, created: false, revision, meta } };
+  if (!command.versioning.enabled) {
+    return [published, { type: 'RevisionDropped', data: { siteId, revisionId: previous.id, manifest: previous.manifest } }];
+  }
+  const archived = [previous, ...state.archived];
+  const dropped = archived.slice(command.versioning.keep).reverse(); // archived longest ago goes first
+  return [
+    { type: 'SiteArchived', data: { siteId, revisionId: previous.id } },
+    published,
+    ...dropped.map((r): SiteEvent => ({ type: 'RevisionDropped', data: { siteId, revisionId: r.id, manifest: r.manifest } })),
+  ];
+}
+
+function requireAllowed(state: SiteState, command: LifecycleCommand): void {
+  if (!allows(state.status, command)) throw new ConflictError(`cannot ${command.toLowerCase()} a site that is ${state.status}`);
+}
+
+function decideRollback(command: Extract<SiteCommand, { type: 'RollbackSite' }>, state: SiteState): SiteEvent[] {
+  const siteId = requireState(state, 'ROLLBACK', command.address);
+  if (!command.versioning.enabled) throw new ConflictError('versioning is off, so there is nothing to roll back to');
+  if (command.revision === 'current' || command.revision === state.live!.id) return [];
+  if (state.archived.length === 0) throw new ConflictError(`site ${fullPath(command.address)} has no archived revision`);
+  const chosen =
+    command.revision === undefined ? state.archived[0] : state.archived.find((r) => r.id === command.revision);
+  if (!chosen) throw new NotFoundError(`site ${fullPath(command.address)} has no revision ${command.revision}`);
+  return [{ type: 'SiteRolledBack', data: { siteId, revisionId: chosen.id, previousRevisionId: state.live!.id } }];
+}

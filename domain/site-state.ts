@@ -1,0 +1,77 @@
+import type { Recorded, RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
+import type { LifecycleStatus } from './lifecycle.ts';
+import type { SiteAddress } from './paths.ts';
+
+/** A site's state folded from its stream: the current incarnation plus what outlives purges. */
+export type SiteState = {
+  readonly status: LifecycleStatus;
+  readonly siteId?: number;
+  readonly address?: SiteAddress;
+  readonly meta?: SiteMeta;
+  readonly live?: RevisionInfo;
+  /** Archived revisions, most recently archived first. */
+  readonly archived: readonly RevisionInfo[];
+  readonly createdAt?: string;
+  readonly updatedAt?: string;
+  readonly deletedAt?: string;
+  /** Newest revision id ever issued at this address, so ids keep increasing across incarnations. */
+  readonly latestRevisionId?: string;
+};
+
+export const initialSiteState: SiteState = { status: 'absent', archived: [] };
+
+/** Pure fold of one site event into state. */
+export function evolveSite(state: SiteState, event: Recorded<SiteEvent> | (SiteEvent & { meta: { at: string } })): SiteState {
+  const at = event.meta.at;
+  switch (event.type) {
+    case 'SitePublished': {
+      const d = event.data;
+      return {
+        ...state,
+        status: 'live',
+        siteId: d.siteId,
+        address: { group: d.group, slug: d.slug },
+        meta: d.meta,
+        live: d.revision,
+        createdAt: d.created ? at : state.createdAt,
+        updatedAt: at,
+        deletedAt: undefined,
+        latestRevisionId: d.revision.id,
+        archived: d.created ? [] : state.archived,
+      };
+    }
+    case 'SiteArchived': {
+      const rev = state.live?.id === event.data.revisionId ? state.live : undefined;
+      if (!rev) return state;
+      return { ...state, archived: [rev, ...state.archived.filter((r) => r.id !== rev.id)] };
+    }
+    case 'RevisionDropped':
+      return { ...state, archived: state.archived.filter((r) => r.id !== event.data.revisionId) };
+    case 'SiteRolledBack': {
+      const chosen = state.archived.find((r) => r.id === event.data.revisionId);
+      if (!chosen || !state.live) return state;
+      const rest = state.archived.filter((r) => r.id !== chosen.id);
+      return { ...state, live: chosen, archived: [state.live, ...rest], updatedAt: at };
+    }
+    case 'SiteQuarantined':
+      return { ...state, status: 'quarantined', deletedAt: at, updatedAt: at };
+    case 'SiteRestored':
+      return { ...state, status: 'live', deletedAt: undefined, updatedAt: at };
+    case 'SitePurged':
+      return {
+        status: 'purged',
+        archived: [],
+        latestRevisionId: state.latestRevisionId,
+      };
+    case 'SitePatched':
+      return { ...state, meta: event.data.meta, updatedAt: at };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export function foldSite(events: readonly Recorded<SiteEvent>[]): SiteState {
+  return events.reduce(evolveSite, initialSiteState);
+}

@@ -1,0 +1,74 @@
+import type { Actor, RevisionInfo, SiteMeta } from '../domain/events.ts';
+import type { Grant } from '../domain/grants.ts';
+
+/** Read-model view of one site (the current incarnation at one address). Purged sites have none. */
+export type SiteDoc = {
+  readonly stream: string;
+  readonly siteId: number;
+  readonly group: string;
+  readonly slug: string;
+  /** Full path: group labels then slug, `/`-joined. */
+  readonly path: string;
+  readonly status: 'live' | 'quarantined';
+  readonly meta: SiteMeta;
+  readonly live: RevisionInfo;
+  /** Archived revisions, most recently archived first. */
+  readonly archived: readonly RevisionInfo[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly deletedAt?: string;
+};
+
+export type KeyDoc = {
+  readonly id: number;
+  readonly name: string;
+  readonly admin: boolean;
+  readonly grants: readonly Grant[];
+  readonly tokenHash: string;
+  readonly createdAt: string;
+  readonly expiresAt?: string;
+  readonly lastUsedAt?: string;
+  readonly revoked: boolean;
+  readonly createdBy?: Actor;
+};
+
+export type OAuthClientDoc = {
+  readonly clientId: string;
+  readonly name: string;
+  readonly redirectUris: readonly string[];
+  readonly registeredAt: string;
+};
+
+export type ConnectionDoc = {
+  readonly id: string;
+  readonly clientId: string;
+  readonly clientName: string;
+  readonly user: string;
+  readonly grants: readonly Grant[];
+  readonly refreshTokenHash: string;
+  /** Every refresh token hash this connection ever used; a reuse of one revokes it. */
+  readonly previousRefreshHashes: readonly string[];
+  readonly createdAt: string;
+  readonly lastRefreshedAt?: string;
+  readonly revoked: boolean;
+  readonly revokedAt?: string;
+};
+
+/** The kinds of read-model documents, one per stream family. */
+export type DocKind = 'site' | 'key' | 'connection' | 'oauthclient' | 'sequence';
+
+export type DocByKind = {
+  site: SiteDoc;
+  key: KeyDoc;
+  connection: ConnectionDoc;
+  oauthclient: OAuthClientDoc;
+  sequence: never;
+};
+
+/** What the read model holds for one stream: the last applied revision and the document (null: none). */
+export type StreamRecord = {
+  readonly stream: string;
+  readonly kind: DocKind;
+  readonly revision: number;
+  readonly doc: SiteDoc | KeyDoc | ConnectionDoc | OAuthClientDoc | null;
+};

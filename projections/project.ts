@@ -1,0 +1,179 @@
+import type { ConnectionEvent, KeyEvent, Recorded, SiteEvent } from '../domain/events.ts';
+import { fullPath } from '../domain/paths.ts';
+import type { ConnectionDoc, DocKind, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from './documents.ts';
+
+/** Which document family a stream feeds, from its name (see domain/streams.ts). */
+export function kindOfStream(stream: string): DocKind | undefined {
+  const prefix = stream.slice(0, stream.indexOf('-'));
+  switch (prefix) {
+    case 'site':
+    case 'key':
+    case 'connection':
+    case 'oauthclient':
+    case 'sequence':
+      return prefix;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Applies a batch of events to the stream records they touch. Pure: the adapter loads
+ * the records of the batch's streams, calls this, then writes the changed records and
+ * the checkpoint in one transaction. An event at or below a record's revision was
+ * already applied and is skipped, so delivering an event twice changes nothing.
+ */
+export function projectBatch(
+  events: readonly Recorded[],
+  loaded: ReadonlyMap<string, StreamRecord>,
+): Map<string, StreamRecord> {
+  const changed = new Map<string, StreamRecord>();
+  for (const event of events) {
+    const kind = kindOfStream(event.stream);
+    if (!kind) continue;
+    const current = changed.get(event.stream) ?? loaded.get(event.stream) ?? { stream: event.stream, kind, revision: -1, doc: null };
+    if (event.revision <= current.revision) continue;
+    changed.set(event.stream, { stream: event.stream, kind, revision: event.revision, doc: projectDoc(kind, current.doc, event) });
+  }
+  return changed;
+}
+
+function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): StreamRecord['doc'] {
+  switch (kind) {
+    case 'site':
+      return projectSite(doc as SiteDoc | null, event as Recorded<SiteEvent>);
+    case 'key':
+      return projectKey(doc as KeyDoc | null, event as Recorded<KeyEvent>);
+    case 'connection':
+      return projectConnection(doc as ConnectionDoc | null, event as Recorded<ConnectionEvent>);
+    case 'oauthclient':
+      return projectClient(doc as OAuthClientDoc | null, event as Recorded<ConnectionEvent>);
+    case 'sequence':
+      return null;
+    default: {
+      const never: never = kind;
+      return never;
+    }
+  }
+}
+
+export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): SiteDoc | null {
+  const at = event.meta.at;
+  switch (event.type) {
+    case 'SitePublished': {
+      const d = event.data;
+      const base = d.created || !doc ? null : doc;
+      return {
+        stream: event.stream,
+        siteId: d.siteId,
+        group: d.group,
+        slug: d.slug,
+        path: fullPath(d),
+        status: 'live',
+        meta: d.meta,
+        live: d.revision,
+        archived: base?.archived ?? [],
+        createdAt: base?.createdAt ?? at,
+        updatedAt: at,
+      };
+    }
+    case 'SiteArchived': {
+      // The live pointer stays until SitePublished replaces it, so a reader never sees a site without content.
+      if (!doc || doc.live.id !== event.data.revisionId) return doc;
+      return { ...doc, archived: [doc.live, ...doc.archived.filter((r) => r.id !== doc.live.id)] };
+    }
+    case 'RevisionDropped':
+      return doc && { ...doc, archived: doc.archived.filter((r) => r.id !== event.data.revisionId) };
+    case 'SiteRolledBack': {
+      if (!doc) return doc;
+      const chosen = doc.archived.find((r) => r.id === event.data.revisionId);
+      if (!chosen) return doc;
+      const rest = doc.archived.filter((r) => r.id !== chosen.id);
+      return { ...doc, live: chosen, archived: [doc.live, ...rest], updatedAt: at };
+    }
+    case 'SiteQuarantined':
+      return doc && { ...doc, status: 'quarantined', deletedAt: at, updatedAt: at };
+    case 'SiteRestored': {
+      if (!doc) return doc;
+      const { deletedAt: _gone, ...rest } = doc;
+      return { ...rest, status: 'live', updatedAt: at };
+    }
+    case 'SitePurged':
+      return null;
+    case 'SitePatched':
+      return doc && { ...doc, meta: event.data.meta, updatedAt: at };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export function projectKey(doc: KeyDoc | null, event: Recorded<KeyEvent>): KeyDoc | null {
+  switch (event.type) {
+    case 'KeyIssued': {
+      const d = event.data;
+      return {
+        id: d.id,
+        name: d.name,
+        admin: d.admin,
+        grants: d.grants,
+        tokenHash: d.tokenHash,
+        createdAt: event.meta.at,
+        ...(d.expiresAt ? { expiresAt: d.expiresAt } : {}),
+        revoked: false,
+        createdBy: event.meta.actor,
+      };
+    }
+    case 'KeyRevoked':
+      return doc && { ...doc, revoked: true };
+    case 'KeyUsed':
+      return doc && (!doc.lastUsedAt || doc.lastUsedAt < event.data.at) ? { ...doc, lastUsedAt: event.data.at } : doc;
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export function projectConnection(doc: ConnectionDoc | null, event: Recorded<ConnectionEvent>): ConnectionDoc | null {
+  switch (event.type) {
+    case 'ConnectionGranted': {
+      const d = event.data;
+      return {
+        id: d.id,
+        clientId: d.clientId,
+        clientName: d.clientName,
+        user: d.user,
+        grants: d.grants,
+        refreshTokenHash: d.refreshTokenHash,
+        previousRefreshHashes: [],
+        createdAt: event.meta.at,
+        revoked: false,
+      };
+    }
+    case 'ConnectionRefreshed':
+      return (
+        doc && {
+          ...doc,
+          refreshTokenHash: event.data.refreshTokenHash,
+          previousRefreshHashes: [...doc.previousRefreshHashes, event.data.previousHash],
+          lastRefreshedAt: event.meta.at,
+        }
+      );
+    case 'ConnectionRevoked':
+      return doc && { ...doc, revoked: true, revokedAt: event.meta.at };
+    case 'ClientRegistered':
+      return doc;
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export function projectClient(doc: OAuthClientDoc | null, event: Recorded<ConnectionEvent>): OAuthClientDoc | null {
+  if (event.type !== 'ClientRegistered') return doc;
+  const d = event.data;
+  return { clientId: d.clientId, name: d.name, redirectUris: d.redirectUris, registeredAt: d.registeredAt };
+}

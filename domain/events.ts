@@ -48,7 +48,7 @@ export type SiteEvent =
   | { readonly type: 'SiteArchived'; readonly data: { readonly siteId: number; readonly revisionId: string } }
   | {
       readonly type: 'RevisionDropped';
-      readonly data: { readonly siteId: number; readonly revisionId: string; readonly manifest: string };
+      readonly data: { readonly siteId: number; readonly revisionId: string; readonly manifest: string; readonly favicon?: string };
     }
   | {
       readonly type: 'SiteRolledBack';
@@ -60,7 +60,7 @@ export type SiteEvent =
       readonly type: 'SitePurged';
       readonly data: {
         readonly siteId: number;
-        readonly revisions: readonly { readonly id: string; readonly manifest: string }[];
+        readonly revisions: readonly { readonly id: string; readonly manifest: string; readonly favicon?: string }[];
       };
     }
   | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } };

@@ -63,10 +63,7 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
     }
     case 'PurgeSite': {
       const siteId = requireState(state, 'PURGE', command.address);
-      const revisions = [...(state.live ? [state.live] : []), ...state.archived].map((r) => ({
-        id: r.id,
-        manifest: r.manifest,
-      }));
+      const revisions = [...(state.live ? [state.live] : []), ...state.archived].map(droppedRef);
       return [{ type: 'SitePurged', data: { siteId, revisions } }];
     }
     case 'PatchSite': {
@@ -99,14 +96,14 @@ function decidePublish(command: Extract<SiteCommand, { type: 'PublishSite' }>, s
   const meta = mergeMeta(state.meta, command.meta);
   const published: SiteEvent = { type: 'SitePublished', data: { siteId, group, slug, created: false, revision, meta } };
   if (!command.versioning.enabled) {
-    return [published, { type: 'RevisionDropped', data: { siteId, revisionId: previous.id, manifest: previous.manifest } }];
+    return [published, dropEvent(siteId, previous)];
   }
   const archived = [previous, ...state.archived];
   const dropped = archived.slice(command.versioning.keep).reverse(); // archived longest ago goes first
   return [
     { type: 'SiteArchived', data: { siteId, revisionId: previous.id } },
     published,
-    ...dropped.map((r): SiteEvent => ({ type: 'RevisionDropped', data: { siteId, revisionId: r.id, manifest: r.manifest } })),
+    ...dropped.map((r) => dropEvent(siteId, r)),
   ];
 }
 
@@ -123,4 +120,14 @@ function decideRollback(command: Extract<SiteCommand, { type: 'RollbackSite' }>,
     command.revision === undefined ? state.archived[0] : state.archived.find((r) => r.id === command.revision);
   if (!chosen) throw new NotFoundError(`site ${fullPath(command.address)} has no revision ${command.revision}`);
   return [{ type: 'SiteRolledBack', data: { siteId, revisionId: chosen.id, previousRevisionId: state.live!.id } }];
+}
+
+/** What garbage collection needs to know about a revision that is no longer retained. */
+function droppedRef(r: RevisionInfo): { id: string; manifest: string; favicon?: string } {
+  return { id: r.id, manifest: r.manifest, ...(r.favicon ? { favicon: r.favicon.hash } : {}) };
+}
+
+function dropEvent(siteId: number, r: RevisionInfo): SiteEvent {
+  const { id, ...rest } = droppedRef(r);
+  return { type: 'RevisionDropped', data: { siteId, revisionId: id, ...rest } };
 }

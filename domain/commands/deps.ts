@@ -1,0 +1,25 @@
+import type { BlobStore, EventStore } from '../ports.ts';
+import type { ReadModel } from '../../projections/read-model.ts';
+import type { Versioning } from '../site-decider.ts';
+import type { PublishGate } from './gate.ts';
+
+export type Limits = { readonly maxUploadBytes: number; readonly maxExtractBytes: number; readonly maxExtractEntries: number };
+
+/**
+ * What command handlers need: the three ports, settings, and a way to wait until the
+ * projections have applied a stream revision (read-your-writes).
+ */
+export type CommandDeps = {
+  readonly events: EventStore;
+  readonly readModel: ReadModel;
+  readonly blobs: BlobStore;
+  readonly versioning: Versioning;
+  readonly limits: Limits;
+  /** Folder for spooled uploads (zip central directories live at the end). */
+  readonly tmpDir: string;
+  /** Resolves once the read model has applied `stream` up to `revision`. */
+  readonly waitForProjection: (stream: string, revision: number) => Promise<void>;
+  /** Publishes hold it shared, garbage collection exclusive (see gate.ts). */
+  readonly gate: PublishGate;
+  readonly now: () => Date;
+};

@@ -1,0 +1,61 @@
+import { parseManifest } from '../manifest.ts';
+import type { CommandDeps } from './deps.ts';
+
+export type DroppedRevision = { readonly manifest: string; readonly favicon?: string };
+
+/**
+ * Deletes the blobs of revisions that are no longer retained, except those another
+ * retained revision (of any site) still references. Runs under the exclusive gate.
+ */
+export async function collectDropped(deps: CommandDeps, dropped: readonly DroppedRevision[]): Promise<number> {
+  if (dropped.length === 0) return 0;
+  return deps.gate.exclusive(async () => {
+    const candidates = new Set<string>();
+    for (const rev of dropped) {
+      candidates.add(rev.manifest);
+      if (rev.favicon) candidates.add(rev.favicon);
+      const bytes = await deps.blobs.getBytes(rev.manifest);
+      if (!bytes) continue;
+      for (const entry of parseManifest(bytes).files.values()) candidates.add(entry.hash);
+    }
+    return deleteUnreferenced(deps, [...candidates]);
+  });
+}
+
+/** Deletes the candidates no retained revision references. Caller holds the exclusive gate. */
+export async function deleteUnreferenced(deps: CommandDeps, candidates: readonly string[]): Promise<number> {
+  let deleted = 0;
+  const BATCH = 1000;
+  for (let i = 0; i < candidates.length; i += BATCH) {
+    const batch = candidates.slice(i, i + BATCH);
+    const referenced = await deps.readModel.referencedBlobs(batch);
+    for (const hash of batch) {
+      if (referenced.has(hash)) continue;
+      await deps.blobs.delete(hash);
+      deleted++;
+    }
+  }
+  return deleted;
+}
+
+/**
+ * A full pass: every stored blob that no retained revision references is deleted.
+ * Cleans up after crashes (uploads killed midway). Blocks publishes while it runs.
+ */
+export async function collectAll(deps: CommandDeps): Promise<{ scanned: number; deleted: number }> {
+  return deps.gate.exclusive(async () => {
+    let scanned = 0;
+    let deleted = 0;
+    let batch: string[] = [];
+    for await (const hash of deps.blobs.list()) {
+      scanned++;
+      batch.push(hash);
+      if (batch.length >= 1000) {
+        deleted += await deleteUnreferenced(deps, batch);
+        batch = [];
+      }
+    }
+    deleted += await deleteUnreferenced(deps, batch);
+    return { scanned, deleted };
+  });
+}

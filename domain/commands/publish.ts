@@ -1,0 +1,173 @@
+import type { Readable } from 'node:stream';
+import mime from 'mime-types';
+import { ForbiddenError, ValidationError } from '../errors.ts';
+import type { RevisionInfo, SiteEvent } from '../events.ts';
+import { faviconCandidates, sniffImageType } from '../favicon.ts';
+import type { Identity } from '../auth.ts';
+import { can, type Capability } from '../grants.ts';
+import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type ManifestEntry } from '../manifest.ts';
+import { fullPath, siteAddress, type SiteAddress } from '../paths.ts';
+import { nowNanos } from '../revision-id.ts';
+import { decideSite, needsNewSiteId } from '../site-decider.ts';
+import { parseMetaFields, type MetaInput } from '../site-meta.ts';
+import { evolveSite, foldSite, type SiteState } from '../site-state.ts';
+import { siteStream } from '../streams.ts';
+import type { SiteDoc } from '../../projections/documents.ts';
+import { runCommand } from './append.ts';
+import type { CommandDeps } from './deps.ts';
+import { collectDropped, deleteUnreferenced } from './gc.ts';
+import { allocateId } from './ids.ts';
+import type { Recorded } from '../events.ts';
+
+export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
+export type IncomingFile = { readonly path: string; readonly content: Readable | AsyncIterable<Uint8Array> };
+
+/** Fails unless the identity holds `capability` on the site. Checked before any lookup. */
+export function authorize(identity: Identity, capability: Capability, address: SiteAddress): void {
+  if (!can(identity.principal, capability, address)) {
+    throw new ForbiddenError(`this credential lacks the "${capability}" capability on ${fullPath(address)}`);
+  }
+}
+
+/** Parses the publish `meta` JSON part (spec §4) into a target, and checks `publish` on it. */
+export function preparePublish(identity: Identity, metaText: string): PublishTarget {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(metaText);
+  } catch {
+    throw new ValidationError('meta is not valid JSON');
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ValidationError('meta must be a JSON object');
+  const fields = raw as Record<string, unknown>;
+  const group = fields.group ?? '';
+  if (typeof group !== 'string') throw new ValidationError('meta.group must be a string');
+  if (typeof fields.slug !== 'string' || fields.slug === '') throw new ValidationError('meta.slug is required');
+  const address = siteAddress(group, fields.slug);
+  const meta = parseMetaFields(fields, false) as MetaInput;
+  authorize(identity, 'publish', address);
+  return { address, meta };
+}
+
+export type PublishOutcome = { readonly site: SiteDoc; readonly revision: RevisionInfo };
+
+/**
+ * Stores every file once under its hash, writes the manifest, detects the favicon,
+ * then appends the site's events. The switch is atomic (one append); on any failure the
+ * blobs this publish created and nothing else references are deleted again.
+ */
+export async function publishFiles(
+  deps: CommandDeps,
+  identity: Identity,
+  target: PublishTarget,
+  files: AsyncIterable<IncomingFile>,
+): Promise<PublishOutcome> {
+  const created: string[] = [];
+  let dropped: { manifest: string; favicon?: string }[] = [];
+  try {
+    const outcome = await deps.gate.shared(async () => {
+      const entries = new Map<string, ManifestEntry>();
+      for await (const file of files) {
+        if (entries.has(file.path)) throw new ValidationError(`the archive contains ${file.path} twice`);
+        const put = await deps.blobs.put(file.content);
+        if (put.created) created.push(put.hash);
+        entries.set(file.path, { hash: put.hash, size: put.size, type: contentType(file.path) });
+      }
+      const stripped = stripCommonTopFolder(entries);
+      assertPublishable(stripped);
+      const manifestBytes = serializeManifest(stripped);
+      const manifest = await deps.blobs.putBytes(manifestBytes);
+      if (manifest.created) created.push(manifest.hash);
+      await deps.readModel.indexManifest(manifest.hash, [...new Set([...stripped.values()].map((e) => e.hash))]);
+      const favicon = await detectFavicon(deps, stripped, created);
+      const content: Omit<RevisionInfo, 'id'> = {
+        manifest: manifest.hash,
+        files: stripped.size,
+        size: totalSize(stripped),
+        ...(favicon ? { favicon } : {}),
+      };
+      return commitPublish(deps, identity, target, content);
+    });
+    dropped = outcome.dropped;
+    const site = await deps.readModel.getSite(fullPath(target.address));
+    if (!site) throw new Error('published site missing from the read model');
+    return { site, revision: outcome.revision };
+  } catch (err) {
+    if (created.length > 0) await deps.gate.exclusive(() => deleteUnreferenced(deps, created)).catch(() => undefined);
+    throw err;
+  } finally {
+    if (dropped.length > 0) await collectDropped(deps, dropped);
+  }
+}
+
+async function commitPublish(
+  deps: CommandDeps,
+  identity: Identity,
+  target: PublishTarget,
+  content: Omit<RevisionInfo, 'id'>,
+): Promise<{ revision: RevisionInfo; dropped: { manifest: string; favicon?: string }[] }> {
+  const stream = siteStream(target.address);
+  const { result } = await runCommand(
+    deps,
+    stream,
+    identity.actor,
+    (events) => foldSite(events as Recorded<SiteEvent>[]),
+    async (state: SiteState) => {
+      const newSiteId = needsNewSiteId(state) ? await allocateId(deps.events, 'site', identity.actor, deps.now()) : undefined;
+      const events = decideSite(
+        { type: 'PublishSite', address: target.address, meta: target.meta, content, nowNanos: nowNanos(), newSiteId, versioning: deps.versioning },
+        state,
+      );
+      const published = events.find((e) => e.type === 'SitePublished');
+      const dropped = events.flatMap((e) => (e.type === 'RevisionDropped' ? [{ manifest: e.data.manifest, ...(e.data.favicon ? { favicon: e.data.favicon } : {}) }] : []));
+      return {
+        events,
+        result: () => ({ revision: published!.type === 'SitePublished' ? published!.data.revision : (undefined as never), dropped }),
+      };
+    },
+    (state, events) => events.reduce((s, e) => evolveSite(s, e as Recorded<SiteEvent>), state),
+  );
+  return result;
+}
+
+async function detectFavicon(
+  deps: CommandDeps,
+  files: ReadonlyMap<string, ManifestEntry>,
+  created: string[],
+): Promise<{ hash: string; type: string } | undefined> {
+  const index = files.get('index.html')!;
+  if (index.size > 4 * 1024 * 1024) return fallbackIco(deps, files);
+  const html = (await deps.blobs.getBytes(index.hash))?.toString('utf8') ?? '';
+  for (const candidate of faviconCandidates(html)) {
+    if (candidate.kind === 'data') {
+      const put = await deps.blobs.putBytes(candidate.bytes);
+      if (put.created) created.push(put.hash);
+      return { hash: put.hash, type: sniffImageType(candidate.bytes, candidate.type) };
+    }
+    const entry = files.get(candidate.path);
+    if (!entry) continue;
+    const head = await readHead(deps, entry.hash);
+    const type = sniffImageType(head, entry.type);
+    if (type.startsWith('image/')) return { hash: entry.hash, type };
+  }
+  return undefined;
+}
+
+async function fallbackIco(deps: CommandDeps, files: ReadonlyMap<string, ManifestEntry>) {
+  const ico = files.get('favicon.ico');
+  if (!ico) return undefined;
+  return { hash: ico.hash, type: sniffImageType(await readHead(deps, ico.hash), 'image/x-icon') };
+}
+
+async function readHead(deps: CommandDeps, hash: string): Promise<Buffer> {
+  const stream = await deps.blobs.get(hash, { start: 0, end: 511 });
+  if (!stream) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+/** Content type stored in the manifest, from the file extension. */
+export function contentType(path: string): string {
+  const type = mime.lookup(path) || 'application/octet-stream';
+  return type;
+}

@@ -1,0 +1,33 @@
+/**
+ * Entry point: `npm run diary` serves stdio (stdout carries JSON-RPC only; logs
+ * go to stderr), `npm run diary -- --http HOST:PORT` serves Streamable HTTP at `/mcp`.
+ */
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { isLoopback, readConfig } from './config.ts';
+import { startHttp } from './http.ts';
+import { createDiaryServer } from './server.ts';
+import { createUpstream } from './upstream/session.ts';
+
+const config = readConfig(process.argv.slice(2), process.env);
+if (typeof config === 'string') {
+  process.stderr.write(`${config}\n`);
+  process.exit(2);
+}
+
+// One upstream client per process: every server instance shares its login.
+const deps = { upstream: createUpstream(config.upstream), now: () => new Date() };
+const factory = () => createDiaryServer(deps);
+
+if (config.listen.kind === 'stdio') {
+  serveStdio(factory, { onerror: (e) => process.stderr.write(`diary: ${e.message}\n`) });
+} else {
+  const { host, port } = config.listen;
+  if (!isLoopback(host)) process.stderr.write(`diary: warning: serving on ${host}, which is not loopback; the endpoint has no authentication\n`);
+  const endpoint = await startHttp(factory, host, port);
+  process.stderr.write(`diary: serving Streamable HTTP at ${endpoint.url}\n`);
+  const stop = (): void => {
+    void endpoint.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -5,6 +5,8 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InsufficientStorageError } from '../../domain/errors.ts';
 import { blobPath, cleanupTemp, openFolderBlobStore } from '../../host/blobs/folder.ts';
+import { openS3BlobStore } from '../../host/blobs/s3.ts';
+import { startS3Server } from '../support/s3-server.ts';
 import { blobStoreContract } from './blobstore.contract.ts';
 
 blobStoreContract('folder', async () => {
@@ -17,6 +19,27 @@ blobStoreContract('folder', async () => {
     },
     tempFiles: () => readdir(join(dir, 'tmp')),
     dispose: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
+// The MinIO adapter against s3rver, started here on a free loopback port (always runs).
+blobStoreContract('s3 (minio client against s3rver)', async () => {
+  const s3 = await startS3Server();
+  const tmpDir = await mkdtemp(join(tmpdir(), 'blobs-s3-spool-'));
+  const store = await openS3BlobStore({ ...s3, tmpDir });
+  return {
+    store,
+    // Every PUT of the object's key the server saw, plus its last-modified: a second
+    // upload of known content would change the first even within one second.
+    async writeMarker(hash) {
+      const puts = s3.requests.filter((r) => r.method === 'PUT' && r.path === `/${s3.bucket}/blobs/${hash}`).length;
+      return `${puts} PUT(s)`;
+    },
+    tempFiles: () => readdir(tmpDir),
+    async dispose() {
+      await s3.stop();
+      await rm(tmpDir, { recursive: true, force: true });
+    },
   };
 });
 

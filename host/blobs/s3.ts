@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, unlink } from 'node:fs/promises';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Client } from 'minio';
+import { InsufficientStorageError } from '../../domain/errors.ts';
+import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
+import { assertBlobHash, assertRange, spoolToTemp } from './spool.ts';
+
+export type S3BlobStoreConfig = {
+  /** `http://host:port` or `https://host[:port]` (`SITES_S3_ENDPOINT`). */
+  readonly endpoint: string;
+  readonly bucket: string;
+  readonly accessKey: string;
+  readonly secretKey: string;
+  /** Omitted: MinIO's default (`us-east-1`) for a new bucket, the server's answer for an existing one. */
+  readonly region?: string;
+  /** Where uploads are spooled while hashed; a private folder under the OS temp dir by default. */
+  readonly tmpDir?: string;
+};
+
+const PREFIX = 'blobs/';
+const KEY_RE = /^blobs\/([0-9a-f]{64})$/;
+const key = (hash: string): string => PREFIX + hash;
+
+const codeOf = (err: unknown): string | undefined => (err as { code?: string } | undefined)?.code;
+const isMissing = (err: unknown): boolean => ['NoSuchKey', 'NotFound', 'NoSuchObject'].includes(codeOf(err) ?? '');
+/** MinIO's codes for a full backend or an exhausted bucket quota: the domain's 507. */
+const OUT_OF_SPACE = ['XMinioStorageFull', 'XMinioAdminBucketQuotaExceeded', 'QuotaExceeded'];
+
+/**
+ * The production file store: content-addressed objects `blobs/<sha256>` in one bucket
+ * of MinIO (or any S3), created when missing.
+ *
+ * Why uploads bypass `client.putObject`: minio v8 reads a stream of up to its part size
+ * (64 MiB) into memory to sign it. Spooling to a temp file first is needed anyway (the
+ * key is the content's hash, known only at the end), and that hash is exactly the
+ * payload SHA-256 that signature v4 wants, so the file is sent as one streamed, signed
+ * PUT. Memory stays flat whatever the blob size (single PUT limit: 5 GiB).
+ */
+export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore> {
+  const url = parseEndpoint(cfg.endpoint);
+  if (!cfg.bucket) throw new Error('S3 bucket name is empty');
+  const useSSL = url.protocol === 'https:';
+  const agent = useSSL ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const client = new Client({
+    endPoint: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+    useSSL,
+    accessKey: cfg.accessKey,
+    secretKey: cfg.secretKey,
+    ...(cfg.region ? { region: cfg.region } : {}),
+    pathStyle: true,
+    transportAgent: agent,
+  });
+  const bucket = cfg.bucket;
+  await ensureBucket(client, bucket, cfg.region);
+
+  const ownTmp = !cfg.tmpDir;
+  const tmpDir = cfg.tmpDir ?? (await mkdtemp(join(tmpdir(), 'sites-s3-spool-')));
+  await mkdir(tmpDir, { recursive: true });
+
+  async function exists(hash: string): Promise<boolean> {
+    try {
+      await client.statObject(bucket, key(hash));
+      return true;
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
+  }
+
+  /** One signed PUT, streamed; the signature covers `hash`, so S3 rejects corrupted bytes. */
+  async function upload(hash: string, size: number, body: Readable | Buffer): Promise<void> {
+    try {
+      const res = await client.makeRequestStreamAsync(
+        {
+          method: 'PUT',
+          bucketName: bucket,
+          objectName: key(hash),
+          headers: { 'Content-Length': size, 'Content-Type': 'application/octet-stream' },
+        },
+        body,
+        // Over TLS minio signs UNSIGNED-PAYLOAD and wants an empty sum here.
+        client.enableSHA256 ? hash : '',
+        [200],
+        cfg.region ?? '',
+      );
+      res.resume();
+      await new Promise((resolve, reject) => res.on('end', resolve).on('error', reject));
+    } catch (err) {
+      if (OUT_OF_SPACE.includes(codeOf(err) ?? '')) {
+        throw new InsufficientStorageError(`S3 file store is out of space (${codeOf(err)}): ${(err as Error).message}`);
+      }
+      throw err;
+    }
+  }
+
+  async function get(hash: string, range?: ByteRange): Promise<Readable | undefined> {
+    assertBlobHash(hash);
+    if (range) assertRange(range);
+    try {
+      return range
+        ? await client.getPartialObject(bucket, key(hash), range.start, range.end - range.start + 1)
+        : await client.getObject(bucket, key(hash));
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      if (codeOf(err) === 'InvalidRange') {
+        throw new RangeError(`byte range ${range?.start}-${range?.end} starts past the end of blob ${hash}`);
+      }
+      throw err;
+    }
+  }
+
+  return {
+    async put(source: Readable | AsyncIterable<Uint8Array>): Promise<PutResult> {
+      const spooled = await spoolToTemp(source, tmpDir);
+      try {
+        if (await exists(spooled.hash)) return { hash: spooled.hash, size: spooled.size, created: false };
+        await upload(spooled.hash, spooled.size, createReadStream(spooled.path));
+        return { hash: spooled.hash, size: spooled.size, created: true };
+      } finally {
+        await unlink(spooled.path).catch(() => undefined);
+      }
+    },
+
+    async putBytes(bytes: Uint8Array): Promise<PutResult> {
+      const hash = createHash('sha256').update(bytes).digest('hex');
+      const size = bytes.byteLength;
+      if (await exists(hash)) return { hash, size, created: false };
+      await upload(hash, size, Buffer.from(bytes.buffer, bytes.byteOffset, size));
+      return { hash, size, created: true };
+    },
+
+    async has(hash: string): Promise<boolean> {
+      assertBlobHash(hash);
+      return exists(hash);
+    },
+
+    async stat(hash: string): Promise<{ size: number } | undefined> {
+      assertBlobHash(hash);
+      try {
+        return { size: (await client.statObject(bucket, key(hash))).size };
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
+    },
+
+    get,
+
+    async getBytes(hash: string): Promise<Buffer | undefined> {
+      const stream = await get(hash);
+      if (!stream) return undefined;
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    },
+
+    async delete(hash: string): Promise<void> {
+      assertBlobHash(hash);
+      // S3 answers 204 for a missing key too, so "already gone" needs no special case.
+      await client.removeObject(bucket, key(hash));
+    },
+
+    async *list(): AsyncIterable<string> {
+      for await (const item of client.listObjectsV2(bucket, PREFIX, true)) {
+        const match = KEY_RE.exec((item as { name?: string }).name ?? '');
+        if (match) yield match[1];
+      }
+    },
+
+    async close(): Promise<void> {
+      agent.destroy();
+      if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function parseEndpoint(endpoint: string): URL {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} is not a URL (expected e.g. http://127.0.0.1:9000)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} must use http or https`);
+  }
+  if (url.pathname !== '/' && url.pathname !== '') {
+    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} must not have a path (the bucket is configured separately)`);
+  }
+  return url;
+}
+
+/** Creates the bucket unless it exists; a concurrent creator (another instance) is fine. */
+async function ensureBucket(client: Client, bucket: string, region: string | undefined): Promise<void> {
+  if (await client.bucketExists(bucket)) return;
+  try {
+    await client.makeBucket(bucket, region ?? 'us-east-1');
+  } catch (err) {
+    if (!['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'].includes(codeOf(err) ?? '')) throw err;
+  }
+}

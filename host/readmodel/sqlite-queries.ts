@@ -1,0 +1,41 @@
+import type { SiteQuery } from '../../projections/read-model.ts';
+import { normalizedSearch } from './derive.ts';
+
+const ORDER: Record<SiteQuery['sort'], string> = {
+  // Sites without a date last, then newest first; path keeps paging stable. Matches index sites_by_date.
+  date: `s.undated ASC, s.date DESC, s.updated_at DESC, s.path ASC`,
+  title: `s.title_lc ASC, s.path ASC`,
+  slug: `s.slug ASC, s.path ASC`,
+};
+
+/**
+ * The SQL for `listSites`: every filter and the sort run in SQLite; the caller pages the
+ * result, because the port also returns every match (for the group tree), so one query
+ * serves the page, the count and the tree. It returns (stream, revision) pairs: the adapter
+ * keeps parsed documents by revision and reads the JSON only of those it has not seen.
+ */
+export function siteListSql(query: SiteQuery): { sql: string; params: Record<string, string> } {
+  const where = [`s.status = 'live'`];
+  const params: Record<string, string> = {};
+  if (!query.includeHidden) where.push('s.hidden = 0');
+  if (query.tag !== undefined) {
+    params.tag = query.tag;
+    where.push('EXISTS (SELECT 1 FROM site_tags t WHERE t.stream = s.stream AND t.tag = @tag)');
+  }
+  if (query.group) {
+    // `grp` in ['G/', 'G0') is every group beneath G ('0' follows '/'), as an index range.
+    params.group = query.group;
+    params.groupLo = `${query.group}/`;
+    params.groupHi = `${query.group}0`;
+    where.push('(s.grp = @group OR (s.grp >= @groupLo AND s.grp < @groupHi) OR s.path = @group)');
+  }
+  const q = normalizedSearch(query.q);
+  if (q !== undefined) {
+    params.q = q;
+    where.push(
+      `(instr(s.title_lc, @q) > 0 OR instr(s.slug, @q) > 0 OR instr(s.grp, @q) > 0 OR instr(s.desc_lc, @q) > 0
+        OR EXISTS (SELECT 1 FROM site_tags t WHERE t.stream = s.stream AND instr(t.tag_lc, @q) > 0))`,
+    );
+  }
+  return { sql: `SELECT s.stream, s.revision FROM sites s WHERE ${where.join(' AND ')} ORDER BY ${ORDER[query.sort]}`, params };
+}

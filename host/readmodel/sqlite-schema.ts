@@ -1,0 +1,103 @@
+/**
+ * Tables of the embedded read model. `streams` is the source for projections (each
+ * stream's last applied revision and document); the other tables are query shapes
+ * derived from it in the same transaction. `manifest_blobs` and `leases` are not
+ * projected: `reset()` keeps them.
+ */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS streams (
+  stream   TEXT PRIMARY KEY,
+  kind     TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  doc      TEXT
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS sites (
+  stream      TEXT PRIMARY KEY,
+  revision    INTEGER NOT NULL,
+  path        TEXT NOT NULL UNIQUE,
+  grp         TEXT NOT NULL,
+  slug        TEXT NOT NULL,
+  title_lc    TEXT NOT NULL,
+  desc_lc     TEXT NOT NULL,
+  date        TEXT NOT NULL,
+  undated     INTEGER NOT NULL,
+  hidden      INTEGER NOT NULL,
+  status      TEXT NOT NULL,
+  updated_at  TEXT NOT NULL,
+  deleted_at  TEXT,
+  doc         TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sites_by_date  ON sites (status, undated, date DESC, updated_at DESC, path);
+CREATE INDEX IF NOT EXISTS sites_by_title ON sites (status, title_lc, path);
+CREATE INDEX IF NOT EXISTS sites_by_slug  ON sites (status, slug, path);
+CREATE INDEX IF NOT EXISTS sites_by_group ON sites (grp);
+CREATE INDEX IF NOT EXISTS sites_deleted  ON sites (status, deleted_at DESC);
+
+CREATE TABLE IF NOT EXISTS site_tags (
+  stream TEXT NOT NULL,
+  tag    TEXT NOT NULL,
+  tag_lc TEXT NOT NULL,
+  PRIMARY KEY (stream, tag)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS site_tags_by_tag ON site_tags (tag);
+
+CREATE TABLE IF NOT EXISTS keys (
+  stream     TEXT PRIMARY KEY,
+  id         INTEGER NOT NULL UNIQUE,
+  token_hash TEXT NOT NULL,
+  doc        TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS keys_by_token ON keys (token_hash);
+
+CREATE TABLE IF NOT EXISTS connections (
+  stream     TEXT PRIMARY KEY,
+  id         TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  doc        TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS oauth_clients (
+  stream    TEXT PRIMARY KEY,
+  client_id TEXT NOT NULL UNIQUE,
+  doc       TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS revisions (
+  stream      TEXT NOT NULL,
+  revision_id TEXT NOT NULL,
+  manifest    TEXT NOT NULL,
+  favicon     TEXT,
+  PRIMARY KEY (stream, revision_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS revisions_by_manifest ON revisions (manifest);
+CREATE INDEX IF NOT EXISTS revisions_by_favicon ON revisions (favicon);
+
+CREATE TABLE IF NOT EXISTS manifest_blobs (
+  manifest TEXT NOT NULL,
+  blob     TEXT NOT NULL,
+  PRIMARY KEY (manifest, blob)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS manifest_blobs_by_blob ON manifest_blobs (blob);
+
+CREATE TABLE IF NOT EXISTS checkpoint (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  position TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS leases (
+  name       TEXT PRIMARY KEY,
+  holder     TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`;
+
+/**
+ * Bumped whenever a projected table changes shape. Projected tables can always be rebuilt
+ * from the event log, so a file with another version has them dropped and recreated (the
+ * checkpoint goes with them, and the projector replays); manifest_blobs and leases stay.
+ */
+export const SCHEMA_VERSION = 1;
+
+/** Tables that `reset()` empties: everything projected, and the checkpoint. */
+export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;

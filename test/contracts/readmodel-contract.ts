@@ -1,0 +1,330 @@
+/**
+ * The contract every ReadModel adapter passes (SQLite always, MongoDB when a server is
+ * configured). `factory()` opens a fresh, empty store and returns a way to open a second
+ * handle on the same store (another process, in production).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Recorded } from '../../domain/events.ts';
+import type { SiteDoc } from '../../projections/documents.ts';
+import type { ReadModel, SiteQuery } from '../../projections/read-model.ts';
+import {
+  archived,
+  clientRegistered,
+  connectionGranted,
+  connectionRefreshed,
+  connectionRevoked,
+  dropped,
+  eventLog,
+  keyIssued,
+  keyRevoked,
+  keyUsed,
+  meta,
+  patched,
+  published,
+  purged,
+  quarantined,
+  restored,
+  revision,
+  rolledBack,
+  streamOfPath,
+} from './readmodel-events.ts';
+
+export type ReadModelFactory = () => Promise<{ model: ReadModel; another: () => Promise<ReadModel> }>;
+
+const Q: SiteQuery = { sort: 'date', includeHidden: false, limit: 50, offset: 0 };
+const paths = (docs: readonly SiteDoc[]): string[] => docs.map((d) => d.path);
+
+/** A small world: sites in groups, a flat site and a group sharing the name `decks`, a hidden and a quarantined site. */
+function world() {
+  const log = eventLog();
+  const at = (day: number) => `2026-02-${String(day).padStart(2, '0')}T10:00:00.000Z`;
+  log.site('decks', published('decks', 1, revision('r1'), meta('Decks Home', { date: '2025-05-01', tags: ['slides'] })), at(1));
+  log.site('decks/pr-6', published('decks/pr-6', 2, revision('r2'), meta('PR 6 preview', { tags: ['preview', 'slides'] })), at(2));
+  log.site('decks/pr-7', published('decks/pr-7', 3, revision('r3'), meta('pr 7 preview', { tags: ['preview'] })), at(3));
+  log.site('docs/app', published('docs/app', 4, revision('r4'), meta('Application Guide', { date: '2025-07-01', description: 'How to ÜSE the app' })), at(4));
+  log.site('docs/app/v1', published('docs/app/v1', 5, revision('r5'), meta('Version one', { date: '2025-06-01' })), at(5));
+  log.site('docsy', published('docsy', 6, revision('r6'), meta('Not docs', { date: '2025-07-01' })), at(6));
+  log.site('secret', published('secret', 7, revision('r7'), meta('Secret', { hidden: true, tags: ['slides'] })), at(7));
+  log.site('gone', published('gone', 8, revision('r8'), meta('Gone soon')), at(8));
+  log.site('gone', quarantined(8), at(9));
+  log.add('key-1', keyIssued(1, 'hash-1', { admin: true }));
+  log.add('key-2', keyIssued(2, 'hash-2'));
+  log.add('key-2', keyUsed(2, '2026-03-01T00:00:00.000Z'));
+  log.add('oauthclient-c1', clientRegistered('c1'));
+  log.add('connection-x1', connectionGranted('x1', 'c1', 'rt-1'));
+  log.add('sequence-site', { type: 'IdAllocated', data: { id: 1 } });
+  return log;
+}
+
+async function snapshot(model: ReadModel) {
+  const list = await model.listSites({ ...Q, includeHidden: true, limit: 500 });
+  return {
+    sites: list.all,
+    quarantined: await model.listQuarantined(),
+    keys: await model.listKeys(),
+    connections: await model.listConnections(),
+  };
+}
+
+const last = (events: readonly Recorded[]): string => events[events.length - 1]!.position;
+
+export function readModelContract(name: string, factory: ReadModelFactory): void {
+  describe(`ReadModel contract: ${name}`, () => {
+    const opened: ReadModel[] = [];
+    const open = async () => {
+      const made = await factory();
+      opened.push(made.model);
+      return {
+        model: made.model,
+        another: async () => {
+          const m = await made.another();
+          opened.push(m);
+          return m;
+        },
+      };
+    };
+    afterEach(async () => {
+      for (const m of opened.splice(0)) await m.close();
+    });
+
+    it('applies a batch and stores its checkpoint with it', async () => {
+      const { model } = await open();
+      expect(await model.checkpoint()).toBeUndefined();
+      expect(await model.streamRevision(streamOfPath('decks'))).toBe(-1);
+      const log = world();
+      await model.apply(log.events, last(log.events));
+      expect(await model.checkpoint()).toBe(last(log.events));
+      expect(await model.streamRevision(streamOfPath('gone'))).toBe(1);
+      expect(await model.streamRevision('sequence-site')).toBe(0);
+      const site = await model.getSite('decks/pr-6');
+      expect(site).toMatchObject({ siteId: 2, group: 'decks', slug: 'pr-6', status: 'live', meta: { title: 'PR 6 preview' } });
+      expect((await model.getSite('gone'))?.status).toBe('quarantined');
+      expect(await model.getSite('nope')).toBeUndefined();
+    });
+
+    it('is idempotent: the same batch twice, and an older batch after a newer one', async () => {
+      const { model } = await open();
+      const log = world();
+      await model.apply(log.events, last(log.events));
+      const once = await snapshot(model);
+      await model.apply(log.events, last(log.events));
+      expect(await snapshot(model)).toEqual(once);
+      log.site('decks', patched(1, meta('Decks renamed', { date: '2025-05-01' })));
+      const newer = log.events.slice(-1);
+      await model.apply(newer, last(newer));
+      await model.apply(log.events.slice(0, 5), log.events[4]!.position);
+      expect((await model.getSite('decks'))?.meta.title).toBe('Decks renamed');
+      expect(await model.streamRevision(streamOfPath('decks'))).toBe(1);
+    });
+
+    it('resumes after a crash between the update and the checkpoint', async () => {
+      const log = world();
+      log.site('decks', patched(1, meta('Patched', { tags: ['x'] })));
+      log.site('gone', restored(8));
+      log.add('key-2', keyRevoked(2));
+      const events = log.events;
+      const reference = (await open()).model;
+      await reference.apply(events, last(events));
+
+      const { model } = await open();
+      // The documents reached event 12 but the stored checkpoint still says event 8: the projector re-reads from 8.
+      await model.apply(events.slice(0, 12), events[7]!.position);
+      expect(await model.checkpoint()).toBe(events[7]!.position);
+      await model.apply(events.slice(8), last(events));
+      expect(await snapshot(model)).toEqual(await snapshot(reference));
+      expect(await model.checkpoint()).toBe(last(events));
+    });
+
+    it('lists live sites with filters, sort, paging and count', async () => {
+      const { model } = await open();
+      const log = world();
+      await model.apply(log.events, last(log.events));
+
+      const byDate = await model.listSites(Q);
+      // Dated sites newest first (equal dates: newer update first), then undated by update time.
+      expect(paths(byDate.page)).toEqual(['docsy', 'docs/app', 'docs/app/v1', 'decks', 'decks/pr-7', 'decks/pr-6']);
+      expect(byDate.count).toBe(6);
+      expect(paths(byDate.all)).toEqual(paths(byDate.page));
+
+      expect(paths((await model.listSites({ ...Q, sort: 'title' })).page)).toEqual([
+        'docs/app', 'decks', 'docsy', 'decks/pr-6', 'decks/pr-7', 'docs/app/v1',
+      ]);
+      expect(paths((await model.listSites({ ...Q, sort: 'slug' })).page)).toEqual([
+        'docs/app', 'decks', 'docsy', 'decks/pr-6', 'decks/pr-7', 'docs/app/v1',
+      ]);
+
+      const page = await model.listSites({ ...Q, sort: 'slug', limit: 2, offset: 2 });
+      expect(paths(page.page)).toEqual(['docsy', 'decks/pr-6']);
+      expect(page.count).toBe(6);
+      expect(page.all).toHaveLength(6);
+      const beyond = await model.listSites({ ...Q, offset: 10 });
+      expect(beyond.page).toEqual([]);
+      expect(beyond.count).toBe(6);
+
+      expect(paths((await model.listSites({ ...Q, includeHidden: true })).all)).toContain('secret');
+      expect((await model.listSites({ ...Q, includeHidden: true })).count).toBe(7);
+      expect(paths((await model.listSites({ ...Q, q: 'gone', includeHidden: true })).all)).toEqual([]);
+    });
+
+    it('filters by text, tag and group subtree', async () => {
+      const { model } = await open();
+      const log = world();
+      await model.apply(log.events, last(log.events));
+      const list = async (q: Partial<SiteQuery>) => paths((await model.listSites({ ...Q, sort: 'slug', ...q })).all).sort();
+
+      expect(await list({ q: 'PREVIEW' })).toEqual(['decks/pr-6', 'decks/pr-7']); // title (case-insensitive) and tag
+      expect(await list({ q: 'üse' })).toEqual(['docs/app']); // description, non-ASCII case folding
+      expect(await list({ q: 'v1' })).toEqual(['docs/app/v1']); // slug
+      expect(await list({ q: 'decks' })).toEqual(['decks', 'decks/pr-6', 'decks/pr-7']); // slug and group
+      expect(await list({ q: 'lides' })).toEqual(['decks', 'decks/pr-6']); // tag substring; hidden excluded
+      expect(await list({ q: 'lides', includeHidden: true })).toEqual(['decks', 'decks/pr-6', 'secret']);
+      expect(await list({ q: '%' })).toEqual([]);
+      expect(await list({ q: '_' })).toEqual([]);
+
+      expect(await list({ tag: 'slides' })).toEqual(['decks', 'decks/pr-6']);
+      expect(await list({ tag: 'slide' })).toEqual([]);
+      expect(await list({ tag: 'Slides' })).toEqual([]);
+
+      // The group subtree holds the flat site sharing its name, not a sibling with a common prefix.
+      expect(await list({ group: 'decks' })).toEqual(['decks', 'decks/pr-6', 'decks/pr-7']);
+      expect(await list({ group: 'docs' })).toEqual(['docs/app', 'docs/app/v1']);
+      expect(await list({ group: 'docs/app' })).toEqual(['docs/app', 'docs/app/v1']);
+      expect(await list({ group: 'doc' })).toEqual([]);
+      expect(await list({ group: 'decks', tag: 'preview', q: '7' })).toEqual(['decks/pr-7']);
+      expect(await list({ group: 'gone', includeHidden: true })).toEqual([]);
+    });
+
+    it('keeps quarantined sites out of listings and lists them in the trash', async () => {
+      const { model } = await open();
+      const log = world();
+      log.site('docsy', quarantined(6), '2026-03-05T00:00:00.000Z');
+      await model.apply(log.events, last(log.events));
+      expect(paths((await model.listSites({ ...Q, includeHidden: true })).all)).not.toContain('docsy');
+      const trash = await model.listQuarantined();
+      expect(paths(trash)).toEqual(['docsy', 'gone']);
+      expect(trash[0]).toMatchObject({ status: 'quarantined', deletedAt: '2026-03-05T00:00:00.000Z' });
+
+      log.site('docsy', restored(6));
+      log.site('gone', purged(8, [{ id: 'r8', manifest: 'm-r8' }]));
+      await model.apply(log.events.slice(-2), last(log.events));
+      expect(await model.listQuarantined()).toEqual([]);
+      expect(await model.getSite('gone')).toBeUndefined();
+      expect(await model.streamRevision(streamOfPath('gone'))).toBe(2);
+      const back = await model.getSite('docsy');
+      expect(back?.status).toBe('live');
+      expect(back && 'deletedAt' in back).toBe(false);
+      expect(paths((await model.listSites(Q)).all)).toContain('docsy');
+    });
+
+    it('looks keys up by id and token hash', async () => {
+      const { model } = await open();
+      const log = world();
+      await model.apply(log.events, last(log.events));
+      expect(await model.getKeyByTokenHash('hash-2')).toMatchObject({ id: 2, revoked: false, lastUsedAt: '2026-03-01T00:00:00.000Z' });
+      expect(await model.getKeyByTokenHash('hash-3')).toBeUndefined();
+      expect((await model.getKey(1))?.admin).toBe(true);
+      expect(await model.getKey(9)).toBeUndefined();
+      expect((await model.listKeys()).map((k) => k.id)).toEqual([1, 2]);
+
+      log.add('key-2', keyUsed(2, '2026-02-01T00:00:00.000Z'));
+      log.add('key-2', keyRevoked(2));
+      await model.apply(log.events.slice(-2), last(log.events));
+      expect(await model.getKeyByTokenHash('hash-2')).toMatchObject({ revoked: true, lastUsedAt: '2026-03-01T00:00:00.000Z' });
+    });
+
+    it('stores connections and OAuth clients', async () => {
+      const { model } = await open();
+      const log = world();
+      log.add('connection-x2', connectionGranted('x2', 'c1', 'rt-9'));
+      log.add('connection-x1', connectionRefreshed('x1', 'rt-2', 'rt-1'));
+      log.add('connection-x2', connectionRevoked('x2'));
+      await model.apply(log.events, last(log.events));
+      expect(await model.getOAuthClient('c1')).toMatchObject({ clientId: 'c1', redirectUris: ['https://claude.example/cb'] });
+      expect(await model.getOAuthClient('c2')).toBeUndefined();
+      expect(await model.getConnection('x1')).toMatchObject({ refreshTokenHash: 'rt-2', previousRefreshHashes: ['rt-1'], revoked: false });
+      expect((await model.getConnection('x2'))?.revoked).toBe(true);
+      expect((await model.listConnections()).map((c) => c.id)).toEqual(['x1', 'x2']);
+      expect(await model.getConnection('x3')).toBeUndefined();
+    });
+
+    it('tells which blobs retained revisions still reference', async () => {
+      const { model } = await open();
+      const log = eventLog();
+      // Two sites share blob `shared`; site a keeps an archived revision; site b has a favicon.
+      await model.indexManifest('ma1', ['shared', 'a1-only']);
+      await model.indexManifest('ma2', ['shared', 'a2-only']);
+      await model.indexManifest('mb1', ['shared', 'b-only']);
+      await model.indexManifest('mb1', ['shared', 'b-only']); // idempotent
+      log.site('a', published('a', 1, revision('ra1', { manifest: 'ma1' }), meta('A')));
+      log.site('a', archived(1, 'ra1'));
+      log.site('a', published('a', 1, revision('ra2', { manifest: 'ma2' }), meta('A'), false));
+      log.site('b', published('b', 2, revision('rb1', { manifest: 'mb1', favicon: 'fav-b' }), meta('B')));
+      await model.apply(log.events, last(log.events));
+      const all = ['shared', 'a1-only', 'a2-only', 'b-only', 'ma1', 'ma2', 'mb1', 'fav-b', 'unknown'];
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(all.filter((h) => h !== 'unknown').sort());
+      expect(await model.referencedBlobs([])).toEqual(new Set());
+
+      log.site('a', dropped(1, 'ra1', 'ma1'));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(['a2-only', 'b-only', 'fav-b', 'ma2', 'mb1', 'shared']);
+
+      log.site('b', quarantined(2));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect((await model.referencedBlobs(['fav-b', 'b-only'])).size).toBe(2); // quarantined content is kept
+
+      log.site('b', purged(2, [{ id: 'rb1', manifest: 'mb1' }]));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(['a2-only', 'ma2', 'shared']);
+
+      // A reset keeps the manifest index: replaying restores the same answer.
+      await model.reset();
+      expect(await model.referencedBlobs(all)).toEqual(new Set());
+      await model.apply(log.events, last(log.events));
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(['a2-only', 'ma2', 'shared']);
+    });
+
+    it('hands a lease to one holder at a time and lets another take it over after expiry', async () => {
+      const { model, another } = await open();
+      const other = await another();
+      expect(await model.tryLease('projector', 'A', 60_000)).toBe(true);
+      expect(await other.tryLease('projector', 'B', 60_000)).toBe(false);
+      expect(await model.tryLease('projector', 'A', 60_000)).toBe(true); // renewal
+      expect(await other.tryLease('other-job', 'B', 60_000)).toBe(true); // names are independent
+      await other.releaseLease('projector', 'B'); // not the holder: nothing happens
+      expect(await other.tryLease('projector', 'B', 60_000)).toBe(false);
+      await model.releaseLease('projector', 'A');
+      expect(await other.tryLease('projector', 'B', 1)).toBe(true);
+      await new Promise((r) => setTimeout(r, 5)); // let the 1 ms lease lapse
+      expect(await model.tryLease('projector', 'A', 60_000)).toBe(true);
+      expect(await other.tryLease('projector', 'B', 60_000)).toBe(false);
+      await model.reset(); // leases are coordination state, not projections
+      expect(await other.tryLease('projector', 'B', 60_000)).toBe(false);
+    });
+
+    it('rebuilds the same listing after reset and replay', async () => {
+      const { model, another } = await open();
+      const log = world();
+      log.site('decks/pr-6', archived(2, 'r2'));
+      log.site('decks/pr-6', published('decks/pr-6', 2, revision('r2b'), meta('PR 6 v2', { tags: ['preview'] }), false));
+      log.site('decks/pr-6', rolledBack(2, 'r2', 'r2b'));
+      log.site('gone', purged(8));
+      log.site('gone', published('gone', 9, revision('r9'), meta('Back again')));
+      await model.apply(log.events, last(log.events));
+      const before = await snapshot(model);
+      expect((await model.getSite('gone'))?.siteId).toBe(9);
+      await model.reset();
+      expect(await model.checkpoint()).toBeUndefined();
+      expect((await model.listSites(Q)).count).toBe(0);
+      expect(await model.getKeyByTokenHash('hash-1')).toBeUndefined();
+      expect(await model.streamRevision(streamOfPath('decks'))).toBe(-1);
+      // Replay in small batches, as the projector does.
+      for (let i = 0; i < log.events.length; i += 4) {
+        const batch = log.events.slice(i, i + 4);
+        await model.apply(batch, last(batch));
+      }
+      expect(await snapshot(model)).toEqual(before);
+      // A second handle on the same store sees the same data.
+      expect(await snapshot(await another())).toEqual(before);
+    });
+  });
+}

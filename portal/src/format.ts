@@ -1,0 +1,33 @@
+/** Formatting for sizes and dates shown in the portal. */
+
+export function formatBytes(n: number | undefined): string {
+  if (n === undefined) return '';
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** `YYYY-MM-DD HH:MM` in the viewer's time zone: compact and unambiguous. */
+export function formatTime(iso: string | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** The full path of a site: group labels then slug. */
+export function sitePath(site: { group: string; slug: string }): string {
+  return site.group ? `${site.group}/${site.slug}` : site.slug;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+}

@@ -1,0 +1,95 @@
+/** Portal entry point: loads the signed-in user, draws the top bar and routes to a view. */
+import './styles.css';
+import { api, describeError, ApiError } from './api.ts';
+import { h, replace, stateLine } from './dom.ts';
+import { parseRoute, startRouter } from './router.ts';
+import type { Me } from './types.ts';
+import { renderSites } from './views/sites.ts';
+import { renderSite } from './views/site.ts';
+import { renderTrash } from './views/trash.ts';
+import { renderKeys } from './views/keys.ts';
+
+/** What every view receives: the user, its container, and a signal aborted when the view is left. */
+export type ViewContext = { me: Me; main: HTMLElement; signal: AbortSignal };
+
+const main = document.getElementById('main') as HTMLElement;
+const topbar = document.getElementById('topbar') as HTMLElement;
+let current: AbortController | undefined;
+let lastPath = '';
+
+function drawTopbar(me: Me | undefined): void {
+  const route = parseRoute(location.pathname);
+  const link = (href: string, text: string, active: boolean) =>
+    h('a', { href, 'aria-current': active ? 'page' : null }, text);
+  replace(
+    topbar,
+    h('a', { class: 'brand', href: '/' }, h('span', { class: 'logo', 'aria-hidden': 'true' }), 'Sites'),
+    me &&
+      h(
+        'nav',
+        { 'aria-label': 'Main' },
+        link('/', 'Sites', route.name === 'sites' || route.name === 'site'),
+        me.is_admin && link('/trash', 'Trash', route.name === 'trash'),
+        me.is_admin && link('/keys', 'API Keys', route.name === 'keys'),
+      ),
+    me &&
+      h(
+        'span',
+        { class: 'whoami' },
+        h('span', { class: 'user' }, me.user || 'signed in'),
+        h('span', { class: `role ${me.is_admin ? 'admin' : ''}` }, me.is_admin ? 'Admin' : 'Viewer'),
+      ),
+  );
+}
+
+async function route(me: Me): Promise<void> {
+  current?.abort();
+  current = new AbortController();
+  const ctx: ViewContext = { me, main, signal: current.signal };
+  const r = parseRoute(location.pathname);
+  drawTopbar(me);
+  if (location.pathname !== lastPath) {
+    lastPath = location.pathname;
+    window.scrollTo(0, 0);
+  }
+  try {
+    switch (r.name) {
+      case 'sites':
+        return await renderSites(ctx);
+      case 'site':
+        return await renderSite(ctx, r.path);
+      case 'trash':
+        return await renderTrash(ctx);
+      case 'keys':
+        return await renderKeys(ctx);
+      case 'notfound':
+        document.title = 'Not found · Sites';
+        replace(main, h('h1', null, 'Page not found'), h('p', null, 'There is no such page. ', h('a', { href: '/' }, 'Back to all sites')));
+        return;
+    }
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') return;
+    replace(main, h('p', { class: 'state error', role: 'alert' }, describeError(err)));
+  }
+}
+
+async function boot(): Promise<void> {
+  drawTopbar(undefined);
+  let me: Me;
+  try {
+    me = await api.me();
+  } catch (err) {
+    const msg = describeError(err);
+    replace(
+      main,
+      h('h1', null, err instanceof ApiError && err.status === 401 ? 'Not signed in' : 'The portal cannot start'),
+      h('p', { class: 'state error', role: 'alert' }, msg),
+      h('button', { type: 'button', onclick: () => location.reload() }, 'Try again'),
+    );
+    return;
+  }
+  startRouter(() => void route(me));
+  await route(me);
+}
+
+void boot();

@@ -1,0 +1,130 @@
+/** Site cards (with lazy thumbnails) and the table view of the site list. */
+import { api } from '../api.ts';
+import { h } from '../dom.ts';
+import { formatBytes, formatTime, sitePath } from '../format.ts';
+import { siteHref } from '../router.ts';
+import type { Site } from '../types.ts';
+
+/** Loads a thumbnail only when its card scrolls into view: 5,000 live iframes would sink any browser. */
+const thumbObserver =
+  typeof IntersectionObserver === 'undefined'
+    ? undefined
+    : new IntersectionObserver(
+        (entries) => {
+          for (const entry of entries) {
+            if (!entry.isIntersecting) continue;
+            thumbObserver!.unobserve(entry.target);
+            fillThumb(entry.target as HTMLElement);
+          }
+        },
+        { rootMargin: '200px' },
+      );
+
+function fillThumb(el: HTMLElement): void {
+  const { preview, url, title } = el.dataset;
+  if (preview) {
+    el.append(h('img', { src: preview, alt: '', loading: 'lazy', decoding: 'async' }));
+  } else if (url) {
+    // A scaled live view: rendered at 4x the card width, shrunk, inert and sandboxed (no same-origin, no forms, no popups).
+    el.append(
+      h('iframe', {
+        src: url,
+        title: `Live preview of ${title ?? 'the site'}`,
+        loading: 'lazy',
+        sandbox: 'allow-scripts',
+        tabindex: '-1',
+        'aria-hidden': 'true',
+        referrerpolicy: 'no-referrer',
+      }),
+    );
+  }
+}
+
+function thumb(site: Site): HTMLElement {
+  const el = h('div', { class: 'thumb', 'data-title': site.title, 'data-preview': site.preview, 'data-url': site.url });
+  if (!site.preview && !site.url) el.append(h('span', { class: 'no-thumb' }, 'No preview'));
+  else if (thumbObserver) thumbObserver.observe(el);
+  else fillThumb(el);
+  return el;
+}
+
+export function favicon(site: Site): HTMLElement | null {
+  if (!site.has_favicon) return h('span', { class: 'favicon placeholder', 'aria-hidden': 'true' });
+  return h('img', { class: 'favicon', src: api.faviconUrl(sitePath(site)), alt: '', width: 16, height: 16, loading: 'lazy' });
+}
+
+export function hiddenBadge(site: Site): HTMLElement | null {
+  return site.hidden ? h('span', { class: 'badge hidden-badge', title: 'Hidden: listed for admins only' }, 'Hidden') : null;
+}
+
+export function liveLink(site: Site, text = 'Open live site'): HTMLElement | null {
+  if (!site.url) return null;
+  return h('a', { class: 'live', href: site.url, target: '_blank', rel: 'noopener' }, text, h('span', { 'aria-hidden': 'true' }, ' ↗'), h('span', { class: 'sr-only' }, ' (opens in a new tab)'));
+}
+
+function tagChips(site: Site, onTag: (tag: string) => void): HTMLElement | null {
+  if (!site.tags?.length) return null;
+  return h(
+    'ul',
+    { class: 'tags', 'aria-label': 'Tags' },
+    site.tags.map((t) => h('li', null, h('button', { type: 'button', class: 'tag', title: `Show sites tagged ${t}`, onclick: () => onTag(t) }, t))),
+  );
+}
+
+export function siteCard(site: Site, onTag: (tag: string) => void): HTMLElement {
+  const path = sitePath(site);
+  return h(
+    'article',
+    { class: `card${site.hidden ? ' is-hidden' : ''}`, 'data-path': path },
+    h('a', { href: siteHref(path), class: 'thumb-link', tabindex: '-1', 'aria-hidden': 'true' }, thumb(site)),
+    h(
+      'div',
+      { class: 'card-body' },
+      h('h3', null, favicon(site), h('a', { href: siteHref(path) }, site.title), hiddenBadge(site)),
+      h('p', { class: 'path' }, path),
+      site.description && h('p', { class: 'desc' }, site.description),
+      tagChips(site, onTag),
+      h(
+        'p',
+        { class: 'meta' },
+        site.date && h('span', null, site.date),
+        h('span', null, formatBytes(site.size)),
+        liveLink(site, 'Live'),
+      ),
+    ),
+  );
+}
+
+export function siteTable(sites: Site[], onTag: (tag: string) => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'sites-table' },
+      h('caption', { class: 'sr-only' }, 'Sites'),
+      h(
+        'thead',
+        null,
+        h('tr', null, ['Title', 'Path', 'Tags', 'Date', 'Size', 'Updated', 'Live'].map((c) => h('th', { scope: 'col' }, c))),
+      ),
+      h(
+        'tbody',
+        null,
+        sites.map((s) =>
+          h(
+            'tr',
+            { 'data-path': sitePath(s), class: s.hidden ? 'is-hidden' : null },
+            h('td', null, h('span', { class: 'title-cell' }, favicon(s), h('a', { href: siteHref(sitePath(s)) }, s.title), hiddenBadge(s))),
+            h('td', { class: 'path' }, sitePath(s)),
+            h('td', null, tagChips(s, onTag)),
+            h('td', { class: 'nowrap' }, s.date ?? ''),
+            h('td', { class: 'nowrap num' }, formatBytes(s.size)),
+            h('td', { class: 'nowrap' }, formatTime(s.updated_at)),
+            h('td', null, liveLink(s, 'Open')),
+          ),
+        ),
+      ),
+    ),
+  );
+}

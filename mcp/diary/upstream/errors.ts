@@ -24,7 +24,7 @@ export const STILL_UNAUTHENTICATED = 'Diary session problem: still not authentic
 /** Whitespace collapsed and cut to 300 characters, for error messages. */
 export function excerpt(body: string): string {
   const flat = body.replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }
 
 /** `<action> failed: upstream HTTP <status>: <excerpt>` (or ` (empty body)`). */

@@ -31,6 +31,9 @@ import {
 
 export type ReadModelFactory = () => Promise<{ model: ReadModel; another: () => Promise<ReadModel> }>;
 
+/** Latency bounds for listing 10,000 sites (a server adapter pays a network hop per query). */
+export type ListBudget = { readonly p50Ms: number; readonly p99Ms: number };
+
 const Q: SiteQuery = { sort: 'date', includeHidden: false, limit: 50, offset: 0 };
 const paths = (docs: readonly SiteDoc[]): string[] => docs.map((d) => d.path);
 
@@ -68,7 +71,7 @@ async function snapshot(model: ReadModel) {
 
 const last = (events: readonly Recorded[]): string => events[events.length - 1]!.position;
 
-export function readModelContract(name: string, factory: ReadModelFactory): void {
+export function readModelContract(name: string, factory: ReadModelFactory, budget: ListBudget): void {
   describe(`ReadModel contract: ${name}`, () => {
     const opened: ReadModel[] = [];
     const open = async () => {
@@ -326,5 +329,42 @@ export function readModelContract(name: string, factory: ReadModelFactory): void
       // A second handle on the same store sees the same data.
       expect(await snapshot(await another())).toEqual(before);
     });
+
+    it('lists among 10,000 sites quickly', async () => {
+      const { model } = await open();
+      const log = eventLog();
+      const groups = ['', 'docs', 'decks', 'team/a', 'team/b', 'x/y'];
+      for (let i = 0; i < 10_000; i++) {
+        const g = groups[i % groups.length]!;
+        const path = g ? `${g}/s${i}` : `s${i}`;
+        const extra = { description: `Site ${i} of the benchmark, with a description of some length.`, tags: [`t${i % 20}`, 'common'], hidden: i % 50 === 0 };
+        log.site(path, published(path, i + 1, revision(`r${i}`), meta(`Site number ${i}`, i % 3 ? { ...extra, date: `2025-${String((i % 12) + 1).padStart(2, '0')}-01` } : extra)));
+      }
+      for (let i = 0; i < log.events.length; i += 1000) {
+        const batch = log.events.slice(i, i + 1000);
+        await model.apply(batch, last(batch));
+      }
+      const queries: Partial<SiteQuery>[] = [
+        {}, { sort: 'title' }, { sort: 'slug', offset: 5000 }, { q: 'number 12' }, { tag: 't3' }, { group: 'team' }, { q: 'zzz' }, { includeHidden: true, group: 'docs', sort: 'title' },
+      ];
+      for (const q of queries) await model.listSites({ ...Q, ...q }); // warm up
+      const times: number[] = [];
+      for (let round = 0; round < 8; round++) {
+        for (const q of queries) {
+          const t = performance.now();
+          const result = await model.listSites({ ...Q, ...q });
+          times.push(performance.now() - t);
+          expect(result.count).toBe(result.all.length);
+        }
+      }
+      expect((await model.listSites(Q)).count).toBe(9_800);
+      expect((await model.listSites({ ...Q, group: 'team', tag: 't3' })).count).toBe(167);
+      times.sort((a, b) => a - b);
+      const p50 = times[Math.floor(times.length * 0.5)]!;
+      const p99 = times[Math.ceil(times.length * 0.99) - 1]!;
+      console.log(`${name}: listSites over 10,000 sites: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (${times.length} queries)`);
+      expect(p50).toBeLessThan(budget.p50Ms);
+      expect(p99).toBeLessThan(budget.p99Ms);
+    }, 60_000);
   });
 }

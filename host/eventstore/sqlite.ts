@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { StreamConflictError } from '../../domain/errors.ts';
 import type { EventMeta, Recorded } from '../../domain/events.ts';
 import type { EventStore, EventToAppend, ExpectedRevision } from '../../domain/ports.ts';
+import { pageWithoutSplit } from './page.ts';
 import { checkAppend, checkLimit } from './validate.ts';
 import { createWaiters } from './waiters.ts';
 
@@ -80,9 +81,6 @@ export function openSqliteEventStore(file: string): EventStore {
   );
   const streamRows = db.prepare<[string], Row>('SELECT * FROM events WHERE stream = ? ORDER BY revision');
   const allRows = db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?');
-  const commitContinues = db.prepare<[number, number], { one: number }>(
-    'SELECT 1 AS one FROM events WHERE commit_no = ? AND position > ? LIMIT 1',
-  );
   const maxPosition = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events');
 
   const appendTx = db.transaction((stream: string, events: readonly EventToAppend[], expected: number) => {
@@ -147,16 +145,9 @@ export function openSqliteEventStore(file: string): EventStore {
     async readAll(after, limit) {
       assertOpen();
       checkLimit(limit);
-      const rows = allRows.all(parsePosition(after), limit);
-      if (rows.length === limit) {
-        const last = rows[rows.length - 1];
-        if (commitContinues.get(last.commit_no, last.position)) {
-          // The last append is cut by the limit: hand it out whole next time, unless it fills the page alone.
-          const kept = rows.filter((r) => r.commit_no !== last.commit_no);
-          if (kept.length > 0) return kept.map(toRecorded);
-        }
-      }
-      return rows.map(toRecorded);
+      // One row of look-ahead tells whether the last append of the page goes on past the limit.
+      const rows = allRows.all(parsePosition(after), limit + 1);
+      return pageWithoutSplit(rows, limit, (row) => row.commit_no).map(toRecorded);
     },
 
     async waitForEvents(after, timeoutMs) {

@@ -9,6 +9,8 @@ export type Waiters<P> = {
   wait(after: P | undefined, timeoutMs: number): Promise<void>;
   /** Reports the newest known head; wakes every waiter it is newer for. */
   notify(head: P): void;
+  /** The positions parked callers wait beyond (for a catch-up look at the log). */
+  pending(): (P | undefined)[];
   /** Number of parked callers: adapters only poll or subscribe while it is above zero. */
   readonly size: number;
   /** Wakes everybody (used by `close`). */
@@ -35,6 +37,9 @@ export function createWaiters<P>(isNewer: (head: P, after: P | undefined) => boo
     },
     notify(head) {
       for (const p of [...parked]) if (isNewer(head, p.after)) release(p);
+    },
+    pending() {
+      return [...parked].map((p) => p.after);
     },
     get size() {
       return parked.size;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'vitest';
-// esdb-import
+import { openEsdbEventStore } from '../../host/eventstore/esdb.ts';
 import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
 import { describeEventStoreContract } from './eventstore/contract.ts';
 
@@ -21,7 +21,7 @@ describeEventStoreContract('SQLite', async () => {
 const esdbUrl = process.env.SITES_EVENTSTORE_URL;
 if (esdbUrl) {
   describeEventStoreContract(`EventStoreDB (${esdbUrl})`, async () => ({
-    open: async () => { throw new Error('pending'); },
+    open: async () => openEsdbEventStore(esdbUrl),
     empty: false,
     dispose: async () => {},
   }));

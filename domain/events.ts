@@ -86,7 +86,12 @@ export type KeyEvent =
 /** Hands out a small integer id: the id is the stream revision of this event + 1. */
 export type SequenceEvent = { readonly type: 'IdAllocated'; readonly data: { readonly id: number } };
 
-/** Events of the MCP connector's `connection-…` and `oauthclient-…` streams. */
+/**
+ * Events of the MCP connector's `connection-…` and `oauthclient-…` streams. Only hashes of
+ * codes and tokens are stored. The optional fields were added with the OAuth server
+ * (mcp/sites): a connection is granted at the consent screen together with its one-time
+ * authorization code; redeeming the code issues the first token pair.
+ */
 export type ConnectionEvent =
   | {
       readonly type: 'ClientRegistered';
@@ -95,6 +100,8 @@ export type ConnectionEvent =
         readonly name: string;
         readonly redirectUris: readonly string[];
         readonly registeredAt: string;
+        /** RFC 7591 `client_uri`, shown on the consent screen. */
+        readonly clientUri?: string;
       };
     }
   | {
@@ -105,12 +112,39 @@ export type ConnectionEvent =
         readonly clientName: string;
         readonly user: string;
         readonly grants: readonly Grant[];
+        /** Empty until the authorization code is redeemed (`ConnectionCodeRedeemed`). */
         readonly refreshTokenHash: string;
+        /** RFC 8707 resource the tokens are bound to (the `/mcp` URL). */
+        readonly resource?: string;
+        /** The one-time authorization code: its hash, PKCE S256 challenge, redirect URI and expiry. */
+        readonly code?: {
+          readonly hash: string;
+          readonly challenge: string;
+          readonly redirectUri: string;
+          readonly expiresAt: string;
+        };
+      };
+    }
+  | {
+      readonly type: 'ConnectionCodeRedeemed';
+      readonly data: {
+        readonly id: string;
+        readonly accessTokenHash: string;
+        readonly accessExpiresAt: string;
+        readonly refreshTokenHash: string;
+        readonly refreshExpiresAt: string;
       };
     }
   | {
       readonly type: 'ConnectionRefreshed';
-      readonly data: { readonly id: string; readonly refreshTokenHash: string; readonly previousHash: string };
+      readonly data: {
+        readonly id: string;
+        readonly refreshTokenHash: string;
+        readonly previousHash: string;
+        readonly accessTokenHash?: string;
+        readonly accessExpiresAt?: string;
+        readonly refreshExpiresAt?: string;
+      };
     }
   | { readonly type: 'ConnectionRevoked'; readonly data: { readonly id: string; readonly reason: string } };
 

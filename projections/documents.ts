@@ -37,6 +37,7 @@ export type OAuthClientDoc = {
   readonly name: string;
   readonly redirectUris: readonly string[];
   readonly registeredAt: string;
+  readonly clientUri?: string;
 };
 
 export type ConnectionDoc = {
@@ -52,6 +53,21 @@ export type ConnectionDoc = {
   readonly lastRefreshedAt?: string;
   readonly revoked: boolean;
   readonly revokedAt?: string;
+  readonly revokedReason?: string;
+  /** RFC 8707 resource the connection's tokens are bound to. */
+  readonly resource?: string;
+  /** The current access token (hash and expiry); only one is valid at a time. */
+  readonly accessTokenHash?: string;
+  readonly accessExpiresAt?: string;
+  readonly refreshExpiresAt?: string;
+  /** The authorization code of the consent; `redeemed` once exchanged (a second use revokes). */
+  readonly code?: {
+    readonly hash: string;
+    readonly challenge: string;
+    readonly redirectUri: string;
+    readonly expiresAt: string;
+    readonly redeemed: boolean;
+  };
 };
 
 /** The kinds of read-model documents, one per stream family. */

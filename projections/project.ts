@@ -150,19 +150,39 @@ export function projectConnection(doc: ConnectionDoc | null, event: Recorded<Con
         previousRefreshHashes: [],
         createdAt: event.meta.at,
         revoked: false,
+        ...(d.resource !== undefined ? { resource: d.resource } : {}),
+        ...(d.code ? { code: { ...d.code, redeemed: false } } : {}),
       };
     }
-    case 'ConnectionRefreshed':
+    case 'ConnectionCodeRedeemed': {
+      const d = event.data;
       return (
         doc && {
           ...doc,
-          refreshTokenHash: event.data.refreshTokenHash,
-          previousRefreshHashes: [...doc.previousRefreshHashes, event.data.previousHash],
-          lastRefreshedAt: event.meta.at,
+          refreshTokenHash: d.refreshTokenHash,
+          accessTokenHash: d.accessTokenHash,
+          accessExpiresAt: d.accessExpiresAt,
+          refreshExpiresAt: d.refreshExpiresAt,
+          ...(doc.code ? { code: { ...doc.code, redeemed: true } } : {}),
         }
       );
+    }
+    case 'ConnectionRefreshed': {
+      const d = event.data;
+      return (
+        doc && {
+          ...doc,
+          refreshTokenHash: d.refreshTokenHash,
+          previousRefreshHashes: [...doc.previousRefreshHashes, d.previousHash],
+          lastRefreshedAt: event.meta.at,
+          ...(d.accessTokenHash !== undefined ? { accessTokenHash: d.accessTokenHash } : {}),
+          ...(d.accessExpiresAt !== undefined ? { accessExpiresAt: d.accessExpiresAt } : {}),
+          ...(d.refreshExpiresAt !== undefined ? { refreshExpiresAt: d.refreshExpiresAt } : {}),
+        }
+      );
+    }
     case 'ConnectionRevoked':
-      return doc && { ...doc, revoked: true, revokedAt: event.meta.at };
+      return doc && { ...doc, revoked: true, revokedAt: event.meta.at, revokedReason: event.data.reason };
     case 'ClientRegistered':
       return doc;
     default: {
@@ -175,5 +195,11 @@ export function projectConnection(doc: ConnectionDoc | null, event: Recorded<Con
 export function projectClient(doc: OAuthClientDoc | null, event: Recorded<ConnectionEvent>): OAuthClientDoc | null {
   if (event.type !== 'ClientRegistered') return doc;
   const d = event.data;
-  return { clientId: d.clientId, name: d.name, redirectUris: d.redirectUris, registeredAt: d.registeredAt };
+  return {
+    clientId: d.clientId,
+    name: d.name,
+    redirectUris: d.redirectUris,
+    registeredAt: d.registeredAt,
+    ...(d.clientUri !== undefined ? { clientUri: d.clientUri } : {}),
+  };
 }

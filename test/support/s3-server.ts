@@ -5,9 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { startSigV4Proxy, type SeenRequest } from './s3/sigv4-proxy.ts';
 
-/** One request the local S3 server received (method and path, query excluded). */
-export type S3Request = { readonly method: string; readonly path: string };
+export type { SeenRequest as S3Request } from './s3/sigv4-proxy.ts';
+
+/** s3rver's built-in account. */
+const ACCESS_KEY = 'S3RVER';
+const SECRET_KEY = 'S3RVER';
 
 export type LocalS3 = {
   /** `http://127.0.0.1:<port>`, the shape `SITES_S3_ENDPOINT` takes. */
@@ -17,14 +21,15 @@ export type LocalS3 = {
   /** A bucket name unique to this server; the adapter creates it. */
   readonly bucket: string;
   /** Every request received so far, in order: lets tests prove what was (not) sent. */
-  readonly requests: readonly S3Request[];
+  readonly requests: readonly SeenRequest[];
   stop(): Promise<void>;
 };
 
 /**
  * Starts s3rver (an S3-compatible server in Node) on a free loopback port with its own
  * temp directory, for the MinIO adapter's contract suite and the S3 end-to-end run.
- * Credentials are s3rver's fixed pair S3RVER/S3RVER; it checks signature v4.
+ * Clients talk to a checking proxy in front of it (`s3/sigv4-proxy.ts`) that verifies
+ * signature v4 and payload hashes, which s3rver itself skips. Credentials: S3RVER/S3RVER.
  */
 export async function startS3Server(): Promise<LocalS3> {
   const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
@@ -38,17 +43,17 @@ export async function startS3Server(): Promise<LocalS3> {
   });
   fixZeroEndRange(server);
   const address = (await server.run()) as AddressInfo;
-  const requests: S3Request[] = [];
-  const httpServer = server.httpServer;
-  httpServer.on('request', (req) => requests.push({ method: req.method ?? '', path: (req.url ?? '').split('?')[0] }));
+  const proxy = await startSigV4Proxy(address.port, ACCESS_KEY, SECRET_KEY);
   return {
-    endpoint: `http://127.0.0.1:${address.port}`,
-    accessKey: 'S3RVER',
-    secretKey: 'S3RVER',
+    endpoint: `http://127.0.0.1:${proxy.port}`,
+    accessKey: ACCESS_KEY,
+    secretKey: SECRET_KEY,
     bucket: `sites-test-${process.pid}-${Date.now().toString(36)}`,
-    requests,
+    requests: proxy.requests,
     async stop() {
-      httpServer.closeAllConnections();
+      proxy.server.closeAllConnections();
+      await new Promise((resolve) => proxy.server.close(resolve));
+      server.httpServer.closeAllConnections();
       await server.close();
       await rm(directory, { recursive: true, force: true });
     },

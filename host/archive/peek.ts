@@ -1,0 +1,44 @@
+import type { Readable } from 'node:stream';
+
+/** The first bytes of a stream, and the whole stream again (those bytes included). */
+export type Peeked = { head: Buffer; body: AsyncGenerator<Buffer, void, undefined> };
+
+const asBuffer = (chunk: unknown): Buffer =>
+  Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+
+/**
+ * Reads until at least `count` bytes (or the end) have arrived, without losing them:
+ * `body` replays what was read, then continues with the rest of `source`, pulling only
+ * as fast as its consumer reads (back-pressure is kept).
+ */
+export async function peek(source: Readable, count: number): Promise<Peeked> {
+  const iterator = source[Symbol.asyncIterator]() as AsyncIterator<unknown>;
+  const seen: Buffer[] = [];
+  let length = 0;
+  let ended = false;
+  while (length < count) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    const chunk = asBuffer(next.value);
+    seen.push(chunk);
+    length += chunk.length;
+  }
+  async function* body(): AsyncGenerator<Buffer, void, undefined> {
+    try {
+      yield* seen.splice(0);
+      if (ended) return;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield asBuffer(next.value);
+      }
+    } finally {
+      // Stopping early (error, consumer gave up) must release the source.
+      if (!ended) await iterator.return?.();
+    }
+  }
+  return { head: Buffer.concat(seen), body: body() };
+}

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable, type Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import yauzl from 'yauzl';
+import { InsufficientStorageError, TooLargeError, ValidationError } from '../../domain/errors.ts';
+import { archiveError, countEntry, countingTransform, createBudget } from './budget.ts';
+import { createPathRegistry, shown } from './paths.ts';
+import type { ArchiveEntry, ArchiveLimits } from './types.ts';
+
+// Unix file types in the high 16 bits of a zip entry's external attributes.
+const S_IFMT = 0o170000;
+const FORBIDDEN_MODES: Record<number, string> = {
+  0o120000: 'a symbolic link',
+  0o020000: 'a character device',
+  0o060000: 'a block device',
+  0o010000: 'a FIFO',
+  0o140000: 'a socket',
+};
+const S_IFDIR = 0o040000;
+const MSDOS_DIRECTORY = 0x10;
+
+// yauzl 3 API missing from @types/yauzl 2.x.
+type ZipEntry = yauzl.Entry & { fileNameRaw: Buffer };
+const { getFileNameLowLevel } = yauzl as unknown as {
+  getFileNameLowLevel(flags: number, raw: Buffer, extraFields: yauzl.Entry['extraFields'], strict: boolean): string;
+};
+const openZip = (file: string, options: yauzl.Options): Promise<yauzl.ZipFile> =>
+  new Promise((resolve, reject) => yauzl.open(file, options, (error, zip) => (error ? reject(error) : resolve(zip))));
+const openEntry = (zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> =>
+  new Promise((resolve, reject) =>
+    zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
+  );
+
+/**
+ * A zip's central directory is at its end, so the upload is spooled to a temporary file
+ * in `tmpDir` (on disk, never in memory) and read with yauzl. The file is always removed.
+ */
+export async function* readZip(
+  body: AsyncIterable<Buffer>,
+  limits: ArchiveLimits,
+  tmpDir: string,
+): AsyncGenerator<ArchiveEntry> {
+  await mkdir(tmpDir, { recursive: true });
+  const file = join(tmpDir, `upload-${randomUUID()}.zip`);
+  let opened: yauzl.ZipFile | undefined;
+  let content: Transform | undefined;
+  try {
+    await spool(body, file);
+    let zip: yauzl.ZipFile;
+    try {
+      zip = opened = await openZip(file, {
+        lazyEntries: true,
+        autoClose: false,
+        validateEntrySizes: true,
+        decodeStrings: false, // names are decoded and validated below, with our messages
+      });
+    } catch (error) {
+      throw archiveError(error, 'zip');
+    }
+    // The declared count only ever makes us refuse early; the real count is checked per entry.
+    if (zip.entryCount > limits.maxEntries) {
+      throw new TooLargeError(`the archive has ${zip.entryCount} entries, more than the limit of ${limits.maxEntries}`);
+    }
+    let failure: Error | undefined;
+    zip.on('error', (error: Error) => (failure ??= archiveError(error, 'zip')));
+    const budget = createBudget(limits, () => {});
+    const registry = createPathRegistry();
+    for (;;) {
+      const entry = await nextEntry(zip, () => failure);
+      if (!entry) break;
+      const name = getFileNameLowLevel(
+        entry.generalPurposeBitFlag,
+        (entry as ZipEntry).fileNameRaw,
+        entry.extraFields,
+        true, // strict: keep backslashes so they are refused, not silently turned into '/'
+      );
+      countEntry(budget, name);
+      const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
+      const forbidden = FORBIDDEN_MODES[mode];
+      if (forbidden) {
+        throw new ValidationError(`archive entry ${shown(name)} is ${forbidden}; only regular files and directories are allowed`);
+      }
+      if (name.endsWith('/') || mode === S_IFDIR || (mode === 0 && (entry.externalFileAttributes & MSDOS_DIRECTORY) !== 0)) {
+        registry.addDirectory(name);
+        continue;
+      }
+      const path = registry.addFile(name);
+      if (entry.isEncrypted()) throw new ValidationError(`archive entry ${shown(path)} is encrypted`);
+      if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+        throw new ValidationError(
+          `archive entry ${shown(path)} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`,
+        );
+      }
+      let raw: Readable;
+      try {
+        raw = await openEntry(zip, entry);
+      } catch (error) {
+        throw archiveError(error, 'zip');
+      }
+      const counted = countingTransform(budget, path, entry.crc32);
+      content = counted;
+      raw.on('error', (error) => counted.destroy(archiveError(error, 'zip')));
+      counted.on('close', () => raw.destroy());
+      counted.on('error', () => {}); // the consumer sees it through its own read
+      raw.pipe(counted);
+      yield { path, content: counted };
+      // Random access: an entry the consumer left unread costs nothing to skip.
+      if (!counted.readableEnded) counted.destroy();
+      content = undefined;
+      if (budget.error) throw budget.error;
+      if (failure) throw failure;
+    }
+    if (failure) throw failure;
+  } finally {
+    content?.destroy();
+    opened?.close();
+    await rm(file, { force: true });
+  }
+}
+
+async function spool(body: AsyncIterable<Buffer>, file: string): Promise<void> {
+  try {
+    await pipeline(Readable.from(body, { objectMode: false }), createWriteStream(file, { flags: 'wx' }));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
+      throw new InsufficientStorageError('no space left to store the uploaded zip archive');
+    }
+    throw archiveError(error, 'zip');
+  }
+}
+
+/** Asks yauzl for the next central-directory entry; undefined at the end. */
+function nextEntry(zip: yauzl.ZipFile, failed: () => Error | undefined): Promise<yauzl.Entry | undefined> {
+  return new Promise((resolve, reject) => {
+    const existing = failed();
+    if (existing) return reject(existing);
+    const cleanup = (): void => {
+      zip.off('entry', onEntry);
+      zip.off('end', onEnd);
+      zip.off('error', onError);
+    };
+    const onEntry = (entry: yauzl.Entry): void => (cleanup(), resolve(entry));
+    const onEnd = (): void => (cleanup(), resolve(undefined));
+    const onError = (): void => (cleanup(), reject(failed()));
+    zip.on('entry', onEntry);
+    zip.on('end', onEnd);
+    zip.on('error', onError);
+    zip.readEntry();
+  });
+}

@@ -19,6 +19,8 @@ export type LogEntry = {
   contentType?: string;
   cookieNames: string[];
   body: string;
+  /** Status answered (absent for dropped connections). */
+  status?: number;
 };
 
 /** What a fault applies to: method (any when absent), path (exact string or pattern), host (flow by default). */
@@ -130,10 +132,14 @@ export async function startSimulator(opts: SimOptions = {}): Promise<DiarySim> {
     const body = await readBody(req);
     const cookies = parseCookies(req.headers.cookie);
     const r: SimRequest = { host: which, method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, cookies, body };
-    log.push({
+    const entry: LogEntry = {
       host: which, method: r.method, path: r.path, query: url.search,
       xrw: req.headers['x-requested-with'] as string | undefined, contentType: req.headers['content-type'],
       cookieNames: Object.keys(cookies), body,
+    };
+    log.push(entry);
+    res.once('finish', () => {
+      entry.status = res.statusCode;
     });
     const fault = takeFault(r);
     if (fault?.effect.kind === 'drop') {

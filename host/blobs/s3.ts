@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { InsufficientStorageError } from '../../domain/errors.ts';
 import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
-import { assertBlobHash, assertRange, spoolToTemp } from './spool.ts';
+import { assertBlobHash, assertRange, removeStaleTemp, spoolToTemp } from './spool.ts';
 
 export type S3BlobStoreConfig = {
   /** `http://host:port` or `https://host[:port]` (`SITES_S3_ENDPOINT`). */
@@ -63,6 +63,7 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
   const ownTmp = !cfg.tmpDir;
   const tmpDir = cfg.tmpDir ?? (await mkdtemp(join(tmpdir(), 'sites-s3-spool-')));
   await mkdir(tmpDir, { recursive: true });
+  if (!ownTmp) await removeStaleTemp(tmpDir); // a shared spool folder may hold a crashed run's files
 
   async function exists(hash: string): Promise<boolean> {
     try {

@@ -30,6 +30,16 @@ describe('folder blob store specifics', () => {
     expect(listed).toEqual([hash]);
   });
 
+  it('lets exactly one of several concurrent puts of the same content create it', async () => {
+    const store = openFolderBlobStore(dir);
+    const content = Buffer.from(`raced ${Date.now()}`);
+    const results = await Promise.all([1, 2, 3, 4].map((i) => (i % 2 ? store.put(Readable.from([content])) : store.putBytes(content))));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.hash)).size).toBe(1);
+    expect((await store.getBytes(results[0].hash))?.equals(content)).toBe(true);
+    await store.delete(results[0].hash);
+  });
+
   it('removes stale temp files at open and keeps recent ones', async () => {
     const tmp = join(dir, 'tmp');
     await writeFile(join(tmp, 'crashed.part'), 'left over');

@@ -1,0 +1,218 @@
+/**
+ * The portal in a real browser (Debian Chromium via playwright-core) against the real
+ * service on the embedded stack: listing, search and filters, the site page, revisions,
+ * downloads, Viewer versus Admin, phone width and error states.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import JSZip from 'jszip';
+import { startService } from '../support/service.ts';
+import { CSS, GUIDE_V, VISIBLE, seed } from './seed.ts';
+import { PNG_1x1, SHOTS, chromiumAvailable, eventually, launch, userContext, watchErrors } from './support.ts';
+
+type Service = Awaited<ReturnType<typeof startService>>;
+
+describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
+  let svc: Service;
+  let browser: Browser;
+  let admin: BrowserContext;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    [svc, browser] = await Promise.all([startService(), launch()]);
+    await seed(svc.url, await svc.createKey(['--name', 'seed', '--admin']));
+    admin = await userContext(browser, 'admin');
+    page = await admin.newPage();
+    errors = watchErrors(page);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+  });
+
+  const cards = () => page.locator('.card');
+  const summary = () => page.locator('.summary');
+
+  test('lists every site as a card, pages through them, marks hidden ones for admins', async () => {
+    await page.goto(svc.url);
+    await eventually(() => summary().textContent()).toContain(`${VISIBLE + 1} sites`);
+    expect(await cards().count()).toBe(48);
+    await eventually(() => page.locator('.pager span').textContent()).toBe('Page 1 of 2');
+    // default sort is date descending: the dated docs come first
+    expect(await cards().first().locator('h3').textContent()).toContain('Docs Guide');
+    const blog = page.locator('.card', { hasText: 'Team Blog' });
+    expect(await blog.locator('img.favicon').getAttribute('src')).toBe('/api/sites/blog/favicon');
+    expect(await blog.locator('a.live').getAttribute('href')).toBe(`http://blog.localhost:${svc.port}/`);
+    // thumbnails: a live, sandboxed, inert iframe of the site once visible
+    const thumb = page.frameLocator('.card[data-path="docs/guide"] iframe');
+    await eventually(() => thumb.locator('h1').textContent({ timeout: 10_000 })).toBe('Docs Guide');
+    await page.screenshot({ path: join(SHOTS, 'portal-list.png') });
+
+    await page.getByRole('button', { name: 'Next →' }).click();
+    await eventually(() => summary().textContent()).toContain(`showing 49–${VISIBLE + 1}`);
+    expect(await cards().count()).toBe(VISIBLE + 1 - 48);
+    expect(page.url()).toContain('page=2');
+
+    await page.goto(`${svc.url}/?q=secret`);
+    const secret = page.locator('.card', { hasText: 'Secret Plans' });
+    await secret.waitFor();
+    expect(await secret.locator('.hidden-badge').textContent()).toBe('Hidden');
+  });
+
+  test('searches as you type, filters by tag and group, sorts, switches to the table view', async () => {
+    await page.goto(svc.url);
+    await summary().filter({ hasText: 'sites' }).waitFor();
+    await page.getByLabel('Search', { exact: true }).pressSequentially('refer', { delay: 40 });
+    await eventually(() => cards().count()).toBe(1);
+    expect(await cards().locator('h3').textContent()).toContain('API Reference');
+    expect(new URL(page.url()).searchParams.get('q')).toBe('refer');
+
+    await page.getByLabel('Search', { exact: true }).fill('');
+    await eventually(() => cards().count()).toBe(48);
+    await page.getByLabel('Tag', { exact: true }).selectOption('news');
+    await eventually(() => summary().textContent()).toBe('1 site · showing 1–1');
+    expect(await cards().locator('h3').textContent()).toContain('Team Blog');
+    await page.getByLabel('Tag', { exact: true }).selectOption('');
+
+    // the group tree: team → team/alpha → Alpha Demo, with breadcrumbs back up
+    await page.locator('.group-tree a', { hasText: 'team' }).first().click();
+    await eventually(() => cards().count()).toBe(1);
+    expect(await cards().locator('h3').textContent()).toContain('Alpha Demo');
+    expect(await page.locator('.breadcrumbs').textContent()).toContain('team');
+    await page.locator('.breadcrumbs a', { hasText: 'All sites' }).click();
+    await eventually(() => summary().textContent()).toContain(`${VISIBLE + 1} sites`);
+
+    await page.goto(`${svc.url}/?group=bulk`);
+    await eventually(() => cards().first().locator('h3').textContent()).toContain('Bulk site 51');
+    await page.getByLabel('Sort', { exact: true }).selectOption('title');
+    await eventually(() => cards().first().locator('h3').textContent()).toContain('Bulk site 00');
+    await page.getByRole('button', { name: 'Table' }).click();
+    await eventually(() => page.locator('.sites-table tbody tr').count()).toBe(48);
+    expect(await page.locator('.sites-table tbody tr').first().locator('td').nth(1).textContent()).toBe('bulk/b-00');
+    expect(page.url()).toContain('view=table');
+  });
+
+  test('opens a site, browses its files, switches revisions, downloads a file and a zip', async () => {
+    await page.goto(`${svc.url}/?q=guide`);
+    await page.locator('.card h3 a', { hasText: 'Docs Guide' }).click();
+    await page.waitForURL(/\/sites\/docs\/guide/);
+    expect(await page.locator('h1').textContent()).toContain('Docs Guide');
+    expect(await page.locator('.meta-list').textContent()).toContain('docs/guide');
+    expect(await page.getByRole('tab', { name: 'Files' }).getAttribute('aria-selected')).toBe('true');
+
+    const tree = page.locator('.file-tree');
+    await tree.locator('button.file', { hasText: 'new.txt' }).waitFor();
+    expect(await tree.locator('button.file', { hasText: 'old.txt' }).count()).toBe(0);
+    await tree.locator('button.file', { hasText: 'index.html' }).click();
+    await eventually(() => page.locator('pre.code').textContent()).toContain('Version 3 of the guide');
+    await tree.locator('summary', { hasText: 'img/' }).click();
+    await tree.locator('button.file', { hasText: 'logo.png' }).click();
+    await eventually(() => page.locator('.image-preview img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+    await tree.locator('summary', { hasText: 'css/' }).click();
+    await tree.locator('button.file', { hasText: 'style.css' }).click();
+    await eventually(() => page.locator('pre.code').textContent()).toBe(CSS);
+    await page.screenshot({ path: join(SHOTS, 'portal-site-files.png'), fullPage: true });
+
+    // revisions: Current (v3), then archived v2, v1 (most recently archived first)
+    const select = page.getByLabel('Revision');
+    const options = await select.locator('option').allTextContents();
+    expect(options).toHaveLength(3);
+    expect(options[0]).toMatch(/^Current · /);
+    const v1 = await select.locator('option').nth(2).getAttribute('value');
+    await select.selectOption(v1!);
+    await tree.locator('button.file', { hasText: 'old.txt' }).waitFor();
+    expect(await tree.locator('button.file', { hasText: 'new.txt' }).count()).toBe(0);
+    await tree.locator('button.file', { hasText: 'index.html' }).click();
+    await eventually(() => page.locator('pre.code').textContent()).toContain('Version 1 of the guide');
+
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download file' }).click()]);
+    expect(file.suggestedFilename()).toBe('index.html');
+    expect((await readFile((await file.path())!)).toString()).toBe(GUIDE_V(1));
+
+    const [zipDl] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download .zip' }).click()]);
+    const zip = await JSZip.loadAsync(await readFile((await zipDl.path())!));
+    const names = Object.keys(zip.files).filter((n) => !zip.files[n].dir).sort();
+    expect(names).toEqual(['css/style.css', 'img/logo.png', 'index.html', 'old.txt']);
+    expect(await zip.file('index.html')!.async('string')).toBe(GUIDE_V(1));
+    expect(Buffer.from(await zip.file('img/logo.png')!.async('uint8array')).equals(PNG_1x1)).toBe(true);
+  });
+
+  test('a Viewer sees no admin controls, and the API refuses admin calls anyway', async () => {
+    const viewer = await userContext(browser, 'vera');
+    const vp = await viewer.newPage();
+    await vp.goto(svc.url);
+    await eventually(() => vp.locator('.summary').textContent()).toContain(`${VISIBLE} sites`);
+    expect(await vp.locator('.whoami').textContent()).toContain('Viewer');
+    expect(await vp.getByRole('button', { name: 'Publish a site' }).count()).toBe(0);
+    expect(await vp.locator('nav[aria-label=Main] a').allTextContents()).toEqual(['Sites']);
+    expect(await vp.locator('.hidden-badge').count()).toBe(0);
+
+    await vp.goto(`${svc.url}/sites/docs/guide`);
+    await vp.locator('.file-tree button.file').first().waitFor();
+    expect(await vp.locator('.actions[aria-label="Admin actions"]').count()).toBe(0);
+    expect(await vp.getByRole('tab').allTextContents()).toEqual(['Files']);
+    await vp.getByLabel('Revision').selectOption({ index: 1 });
+    await vp.locator('.file-tree button.file').first().waitFor();
+    expect(await vp.getByRole('button', { name: 'Make this revision live' }).isVisible()).toBe(false);
+
+    // hidden sites stay admin-only, even by URL; keys and trash are refused
+    await vp.goto(`${svc.url}/sites/secret`);
+    await eventually(() => vp.locator('[role=alert]').textContent()).toContain('Not found');
+    await vp.goto(`${svc.url}/keys`);
+    await eventually(() => vp.locator('[role=alert]').textContent()).toContain('not allowed');
+    for (const [method, path] of [
+      ['POST', '/api/sites/docs/guide/rollback'],
+      ['DELETE', '/api/sites/docs/guide'],
+      ['GET', '/api/keys'],
+      ['GET', '/api/sites/deleted'],
+      ['GET', '/api/sites/docs/guide/events'],
+    ] as const) {
+      const res = await viewer.request.fetch(`${svc.url}${path}`, { method, data: method === 'POST' ? {} : undefined });
+      expect(res.status(), `${method} ${path}`).toBe(403);
+      expect((await res.json()).code).toBe('forbidden');
+    }
+    await viewer.close();
+  });
+
+  test('fits a 390-px phone screen', async () => {
+    const phone = await userContext(browser, 'admin', { width: 390, height: 844 });
+    const pp = await phone.newPage();
+    const phoneErrors = watchErrors(pp);
+    await pp.goto(svc.url);
+    await pp.locator('.card').first().waitFor();
+    await pp.screenshot({ path: join(SHOTS, 'portal-phone-list.png') });
+    expect(await pp.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await pp.goto(`${svc.url}/sites/docs/guide?file=index.html`);
+    await pp.locator('pre.code').waitFor();
+    await pp.screenshot({ path: join(SHOTS, 'portal-phone-site.png'), fullPage: true });
+    expect(await pp.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(phoneErrors).toEqual([]);
+    await phone.close();
+  });
+
+  test('says in words when not signed in or when the network is down', async () => {
+    const anon = await userContext(browser, undefined);
+    const ap = await anon.newPage();
+    await ap.goto(svc.url);
+    await eventually(() => ap.locator('h1').textContent()).toBe('Not signed in');
+    expect(await ap.locator('[role=alert]').textContent()).toContain('You are not signed in');
+    await anon.close();
+
+    const down = await userContext(browser, 'admin');
+    const dp = await down.newPage();
+    await dp.route('**/api/sites?*', (route) => route.abort('internetdisconnected'));
+    await dp.goto(svc.url);
+    await eventually(() => dp.locator('.results [role=alert]').textContent()).toContain('could not be reached');
+    await dp.unroute('**/api/sites?*');
+    await dp.getByRole('button', { name: 'Retry' }).click();
+    await eventually(() => dp.locator('.card').count()).toBe(48);
+    await down.close();
+  });
+
+  test('the admin pages logged no console errors', () => {
+    expect(errors).toEqual([]);
+  });
+});

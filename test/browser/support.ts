@@ -1,0 +1,122 @@
+/**
+ * Shared helpers of the browser suite: launching Debian's Chromium through playwright-core,
+ * seeding sites through the real ingest API, and reading a site host's bytes.
+ */
+import { existsSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import JSZip from 'jszip';
+import { expect } from 'vitest';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SHOTS = join(process.cwd(), 'test-results');
+
+/**
+ * Whether the browser suite can run. Without Chromium it is skipped locally (saying so),
+ * but under CI a missing browser must fail the run, never pass silently.
+ */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI) throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium); the browser suite must run in CI`);
+  console.warn(`[browser tests] skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
+  return false;
+}
+
+export async function launch(): Promise<Browser> {
+  mkdirSync(SHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+}
+
+/** A browser context acting as a forward-auth user (the header a trusted proxy would set). */
+export async function userContext(browser: Browser, user: string | undefined, viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport,
+    acceptDownloads: true,
+    extraHTTPHeaders: user ? { 'Remote-User': user } : {},
+  });
+}
+
+/** Records console errors and uncaught exceptions of a page, so a test can assert there were none. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()} @ ${m.location().url}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
+}
+
+export type SeedSite = {
+  group: string;
+  slug: string;
+  title?: string;
+  description?: string;
+  date?: string;
+  tags?: string[];
+  hidden?: boolean;
+  preview?: string;
+  files: Record<string, string | Buffer>;
+};
+
+export async function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
+  const zip = new JSZip();
+  for (const [name, content] of Object.entries(files)) zip.file(name, content);
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+/** Publishes through `POST /ingest/sites` (multipart meta + bundle), as a CI job would. */
+export async function publish(base: string, token: string, site: SeedSite): Promise<Response> {
+  const { files, ...meta } = site;
+  const form = new FormData();
+  form.append('meta', new Blob([JSON.stringify(meta)], { type: 'application/json' }));
+  form.append('bundle', new Blob([new Uint8Array(await zipOf(files))], { type: 'application/zip' }), 'site.zip');
+  return fetch(`${base}/ingest/sites`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+}
+
+export async function publishOk(base: string, token: string, site: SeedSite): Promise<void> {
+  const res = await publish(base, token, site);
+  if (res.status !== 200) throw new Error(`seeding ${site.group}/${site.slug}: ${res.status} ${await res.text()}`);
+}
+
+/** The site host for a path under `localhost`: `docs/app` → `app.docs.localhost`. */
+export function siteHost(path: string, port: number): string {
+  const labels = path.split('/');
+  return `${[labels.pop()!, ...labels.reverse()].join('.')}.localhost:${port}`;
+}
+
+/**
+ * GET on a site host. Node cannot resolve `*.localhost` here, so connect to the apex's
+ * address and send the site's Host header, exactly what a browser sends.
+ */
+export function getFromSite(apex: string, path: string, port: number, urlPath = '/'): Promise<{ status: number; body: string }> {
+  const { hostname } = new URL(apex);
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: hostname, port, path: urlPath, headers: { Host: siteHost(path, port) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** A page of HTML whose heading names the site and version: easy to recognise in the preview and on the host. */
+export function page(title: string, body: string, head = ''): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}<link rel="stylesheet" href="css/style.css"></head><body><h1>${title}</h1><p>${body}</p></body></html>`;
+}
+
+/** A 1×1 PNG (a real image for the preview and the bytes check). */
+export const PNG_1x1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** Polls until the assertion holds (10 s): the UI updates asynchronously after each action. */
+export function eventually<T>(fn: () => Promise<T> | T) {
+  return expect.poll(fn, { timeout: 10_000, interval: 50 });
+}

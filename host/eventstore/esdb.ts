@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   BACKWARDS,
   END,
@@ -7,16 +6,14 @@ import {
   NO_STREAM,
   START,
   excludeSystemEvents,
-  jsonEvent,
   type AllStreamSubscription,
-  type JSONType,
   type Position,
   type ReadStreamOptions,
-  type RecordedEvent,
 } from '@eventstore/db-client';
 import { StreamConflictError } from '../../domain/errors.ts';
-import type { EventMeta, Recorded } from '../../domain/events.ts';
+import type { Recorded } from '../../domain/events.ts';
 import type { EventStore } from '../../domain/ports.ts';
+import { errorType, toEventData, toStored, type Stored } from './esdb-events.ts';
 import { encodePosition, isAfter, parsePosition } from './esdb-position.ts';
 import { pageWithoutSplit } from './page.ts';
 import { checkAppend, checkLimit } from './validate.ts';
@@ -28,32 +25,6 @@ const POLL_MS = 1000;
 const CONFIRM_MS = 2000;
 /** `$all` is read in chunks: system events are filtered here, so a chunk may yield fewer of ours. */
 const CHUNK_EXTRA = 64;
-
-/** Stored metadata: the domain's `EventMeta` plus the id shared by the events of one append. */
-type StoredMeta = EventMeta & { readonly appendId?: string };
-
-type Stored = { recorded: Recorded; commit: string };
-
-const errorType = (err: unknown): unknown => (err as { type?: unknown } | null)?.type;
-
-/** Ours = JSON events outside the `$` system streams and types (links, stats, metadata). */
-function toStored(event: RecordedEvent, fallback: Position | undefined): Stored | undefined {
-  if (event.type.startsWith('$') || event.streamId.startsWith('$') || !event.isJson) return undefined;
-  const { appendId, ...meta } = (event.metadata ?? {}) as StoredMeta;
-  const position = event.position ?? fallback ?? { commit: 0n, prepare: 0n };
-  return {
-    recorded: {
-      type: event.type,
-      data: event.data,
-      stream: event.streamId,
-      revision: Number(event.revision),
-      position: encodePosition(position),
-      meta: meta as EventMeta,
-    } as Recorded,
-    // Events of one append share its id (and, in EventStoreDB, its commit position).
-    commit: appendId ?? String(position.commit),
-  };
-}
 
 /**
  * The production event store on EventStoreDB (`esdb://…` connection string). The client
@@ -101,7 +72,8 @@ export function openEsdbEventStore(url: string): EventStore {
       for await (const resolved of client.readStream(stream, options)) {
         if (!resolved.event) continue;
         revision = Math.max(revision, Number(resolved.event.revision));
-        const fallback = resolved.commitPosition === undefined ? undefined : { commit: resolved.commitPosition, prepare: resolved.commitPosition };
+        const commit = resolved.commitPosition;
+        const fallback = commit === undefined || commit === 2n ** 64n - 1n ? undefined : { commit, prepare: commit };
         const stored = toStored(resolved.event, fallback);
         if (stored) events.push(stored.recorded);
       }
@@ -145,9 +117,8 @@ export function openEsdbEventStore(url: string): EventStore {
   async function recheck(): Promise<void> {
     const afters = waiters.pending();
     if (afters.length === 0) return;
-    const oldest = afters.some((a) => a === undefined)
-      ? undefined
-      : afters.reduce((a, b) => (isAfter(a!, b) ? b : a));
+    let oldest: Position | undefined = afters[0];
+    for (const a of afters) if (a === undefined || (oldest !== undefined && isAfter(oldest, a))) oldest = a;
     const [first] = await readOurs(oldest, 1);
     if (first) waiters.notify(parsePosition(first.recorded.position)!);
   }
@@ -183,10 +154,7 @@ export function openEsdbEventStore(url: string): EventStore {
         if (head.revision !== expected) throw new StreamConflictError(stream, expected, head.revision);
         return head;
       }
-      const appendId = randomUUID();
-      const data = events.map((e) =>
-        jsonEvent({ type: e.type, data: e.data as unknown as JSONType, metadata: { ...e.meta, appendId } as unknown as JSONType }),
-      );
+      const data = toEventData(events);
       try {
         const result = await client.appendToStream(stream, data, { expectedRevision: expected === -1 ? NO_STREAM : BigInt(expected) });
         const revision = Number(result.nextExpectedRevision);
@@ -217,8 +185,10 @@ export function openEsdbEventStore(url: string): EventStore {
         poller.unref();
       }
       // Subscribe first, then look: whatever lands after the look is seen by the subscription.
-      await subscribe();
-      await recheck().catch(() => {});
+      // Not awaited: an unreachable server must not hold the caller past its timeout.
+      void subscribe()
+        .then(recheck)
+        .catch(() => {}); // the poll tries again while the caller waits
       return parked;
     },
 

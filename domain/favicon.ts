@@ -8,7 +8,7 @@ export type FaviconCandidate =
 
 type Link = { href: string; type?: string; sizes?: string };
 
-const LINK_TAG = /<link\b[^>]*>/gi;
+const LINK_TAG = /<link\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
 const ATTR = /([a-zA-Z:-]+)\s*=\s*("([^"]*)"|'([^']*)'|([^\s"'>]+))/g;
 
 function parseLinks(html: string): Link[] {

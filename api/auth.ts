@@ -1,0 +1,52 @@
+import type { Context } from 'koa';
+import { authenticateKey, forwardAuthIdentity, isAdmin, type Identity } from '../domain/auth.ts';
+import { ForbiddenError, UnauthenticatedError } from '../domain/errors.ts';
+import { inCidrs } from '../host/config.ts';
+import type { ApiContext } from './context.ts';
+
+function bearer(ctx: Context): string | undefined {
+  const header = ctx.get('authorization');
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1];
+}
+
+/** The forward-auth user, honoured only when the TCP peer is a trusted proxy. */
+export function forwardAuthUser(api: ApiContext, ctx: Context): string | undefined {
+  const user = ctx.get(api.config.forwardAuthHeader).trim();
+  if (!user) return undefined;
+  return inCidrs(ctx.req.socket.remoteAddress, api.config.trustedProxies) ? user : undefined;
+}
+
+async function keyIdentity(api: ApiContext, ctx: Context): Promise<Identity | undefined> {
+  const token = bearer(ctx);
+  if (token === undefined) return undefined;
+  const identity = await authenticateKey(token, (hash) => api.deps.readModel.getKeyByTokenHash(hash), api.deps.now());
+  if (!identity) throw new UnauthenticatedError('unknown, expired or revoked API key');
+  if (identity.keyId !== undefined) api.keyUsed(identity.keyId);
+  return identity;
+}
+
+/** Ingest plane: API keys only (MCP connections use their own tokens at /mcp). */
+export async function requireKey(api: ApiContext, ctx: Context): Promise<Identity> {
+  const identity = await keyIdentity(api, ctx);
+  if (!identity) throw new UnauthenticatedError('an API key is required: Authorization: Bearer key_…');
+  return identity;
+}
+
+/**
+ * Management plane: a forward-auth user from a trusted proxy, or any valid key
+ * (an admin key acts as Admin, a scoped key as a Viewer).
+ */
+export async function requireUser(api: ApiContext, ctx: Context): Promise<Identity> {
+  const key = await keyIdentity(api, ctx);
+  if (key) return key.principal.kind === 'admin' ? key : { ...key, principal: { kind: 'viewer' } };
+  const user = forwardAuthUser(api, ctx);
+  if (user) return forwardAuthIdentity(user, api.config.adminUsers);
+  throw new UnauthenticatedError('sign in through the portal proxy or send an API key');
+}
+
+export async function requireAdmin(api: ApiContext, ctx: Context): Promise<Identity> {
+  const identity = await requireUser(api, ctx);
+  if (!isAdmin(identity)) throw new ForbiddenError('this needs an admin');
+  return identity;
+}

@@ -1,0 +1,22 @@
+import type { Readable } from 'node:stream';
+import type { CommandDeps } from '../domain/commands/deps.ts';
+import type { IncomingFile } from '../domain/commands/publish.ts';
+import type { SiteAddress } from '../domain/paths.ts';
+import type { ManifestCache } from '../domain/manifest-cache.ts';
+import type { Config } from '../host/config.ts';
+
+/** Everything the HTTP layer (and the MCP connector) needs from the composition root. */
+export type ApiContext = {
+  readonly deps: CommandDeps;
+  readonly config: Config;
+  /** Canonical URL of a site (`http://app.docs.localhost:8080/`). */
+  readonly siteUrl: (address: SiteAddress) => string;
+  /** Public origin of the apex (`http://localhost:8080`), for OAuth metadata and links. */
+  readonly apexOrigin: () => string;
+  /** Streams the entries of a .tar.gz or .zip upload with the configured limits (host/archive). */
+  readonly readArchive: (source: Readable) => AsyncIterable<IncomingFile>;
+  /** Notes that a key was used; written as a coalesced `KeyUsed` event, never one per request. */
+  readonly keyUsed: (keyId: number) => void;
+  /** Parsed revision manifests, cached by hash (shared with site serving). */
+  readonly manifests: ManifestCache;
+};

@@ -1,0 +1,48 @@
+import type { Context, Next } from 'koa';
+import { DomainError, type ErrorCode } from '../domain/errors.ts';
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unsupported_media_type: 415,
+  insufficient_storage: 507,
+};
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS[code];
+}
+
+/** The one place where typed errors become `{error, code}` JSON with the spec's status. */
+export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      ctx.status = 404;
+      ctx.body = { error: 'no such endpoint', code: 'not_found' };
+    }
+  } catch (err) {
+    if (err instanceof DomainError) {
+      ctx.status = STATUS[err.code];
+      ctx.body = { error: err.message, code: err.code };
+      return;
+    }
+    const e = err as { status?: number; expose?: boolean; message?: string; code?: string };
+    if (e.code === 'ENOSPC' || e.code === 'EDQUOT') {
+      ctx.status = 507;
+      ctx.body = { error: 'the file store is out of space; nothing was changed', code: 'insufficient_storage' };
+      return;
+    }
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      ctx.status = e.status;
+      ctx.body = { error: e.expose && e.message ? e.message : 'bad request', code: e.status === 413 ? 'too_large' : e.status === 415 ? 'unsupported_media_type' : 'invalid' };
+      return;
+    }
+    ctx.app.emit('error', err, ctx);
+    ctx.status = 500;
+    ctx.body = { error: 'internal error', code: 'internal' };
+  }
+}

@@ -1,0 +1,149 @@
+import Router from '@koa/router';
+import { isAdmin } from '../domain/auth.ts';
+import { handlePublishRequestFor } from './publish-route.ts';
+import { findRevision, patchSite, purgeSite, restoreSite, revisionsOf, rollbackSite, unpublishSite, visibleSite } from '../domain/commands/sites.ts';
+import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { fileTree } from '../domain/file-tree.ts';
+import { fullPath } from '../domain/paths.ts';
+import { siteStream } from '../domain/streams.ts';
+import { buildTree } from '../projections/site-list.ts';
+import { requireAdmin, requireUser } from './auth.ts';
+import { readJson } from './bodies.ts';
+import type { ApiContext } from './context.ts';
+import { streamRevisionZip } from './revision-zip.ts';
+import { addressParam } from './site-path.ts';
+import { parseSiteQuery } from './site-query.ts';
+import { revisionJson, siteJson } from './site-json.ts';
+
+const SITE = '/api/sites/(.+)';
+const route = (suffix: string) => new RegExp(`^${SITE}${suffix}$`);
+
+/** The management plane (spec §5): forward-auth users and keys; admin-only writes. */
+export function managementRouter(api: ApiContext): Router {
+  const r = new Router();
+
+  r.get('/api/me', async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    ctx.body = {
+      user: identity.name,
+      is_admin: isAdmin(identity),
+      base_domain: api.config.baseDomain,
+      versioning_enabled: api.config.versioning.enabled,
+      mcp_enabled: api.config.mcp.enabled,
+    };
+  });
+
+  r.get('/api/sites', async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    const query = parseSiteQuery(ctx.query, isAdmin(identity));
+    const result = await api.deps.readModel.listSites(query);
+    const toSite = (doc: Parameters<typeof siteJson>[1]) => siteJson(api, doc);
+    ctx.body = { sites: result.page.map(toSite), tree: buildTree(result.all, toSite), count: result.count };
+  });
+
+  r.post('/api/sites', async (ctx) => {
+    const identity = await requireAdmin(api, ctx);
+    ctx.body = await handlePublishRequestFor(api, ctx, identity);
+  });
+
+  // The trash. Registered before `/api/sites/{path}` so `deleted` is never read as a slug.
+  r.get('/api/sites/deleted', async (ctx) => {
+    await requireAdmin(api, ctx);
+    const sites = await api.deps.readModel.listQuarantined();
+    ctx.body = { sites: sites.map((d) => siteJson(api, d)), count: sites.length };
+  });
+  r.post(/^\/api\/sites\/deleted\/(.+)$/, async (ctx) => {
+    const identity = await requireAdmin(api, ctx);
+    ctx.body = siteJson(api, await restoreSite(api.deps, identity, addressParam(ctx.params[0])));
+  });
+  r.delete(/^\/api\/sites\/deleted\/(.+)$/, async (ctx) => {
+    const identity = await requireAdmin(api, ctx);
+    await purgeSite(api.deps, identity, addressParam(ctx.params[0]));
+    ctx.status = 204;
+  });
+
+  r.get(route('/favicon'), async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
+    const favicon = site.live.favicon;
+    const stream = favicon && (await api.deps.blobs.get(favicon.hash));
+    if (!favicon || !stream) throw new NotFoundError(`site ${site.path} has no favicon`);
+    ctx.type = favicon.type;
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (favicon.type === 'image/svg+xml') ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    ctx.body = stream;
+  });
+
+  r.get(route('/revisions'), async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
+    ctx.body = { revisions: revisionsOf(site).map((x) => revisionJson(x.info, x.current)) };
+  });
+
+  r.get(route('/revisions/([^/]+)/files'), async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
+    const manifest = await api.manifests.get(findRevision(site, ctx.params[1]!).manifest);
+    if (!manifest) throw new NotFoundError('the revision manifest is missing');
+    ctx.body = fileTree(manifest.files);
+  });
+
+  r.get(route('/revisions/([^/]+)/file'), async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
+    const path = typeof ctx.query.path === 'string' ? ctx.query.path.replace(/^\/+/, '') : '';
+    if (!path) throw new ValidationError('path is required');
+    const manifest = await api.manifests.get(findRevision(site, ctx.params[1]!).manifest);
+    const entry = manifest?.files.get(path);
+    const stream = entry && (await api.deps.blobs.get(entry.hash));
+    if (!entry || !stream) throw new NotFoundError(`no file ${path} in this revision`);
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    ctx.type = entry.type;
+    ctx.length = entry.size;
+    ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = stream;
+  });
+
+  r.get(route('/revisions/([^/]+)/archive'), async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
+    const rev = findRevision(site, ctx.params[1]!);
+    const manifest = await api.manifests.get(rev.manifest);
+    if (!manifest) throw new NotFoundError('the revision manifest is missing');
+    const base = `${site.path.replaceAll('/', '-')}-${rev.id}`;
+    ctx.type = 'application/zip';
+    ctx.set('Content-Disposition', `attachment; filename="${base}.zip"`);
+    ctx.body = streamRevisionZip(api.deps.blobs, manifest);
+  });
+
+  r.get(route('/events'), async (ctx) => {
+    await requireAdmin(api, ctx);
+    const address = addressParam(ctx.params[0]);
+    const { events } = await api.deps.events.readStream(siteStream(address));
+    if (events.length === 0) throw new NotFoundError(`no history for ${fullPath(address)}`);
+    ctx.body = { events: events.map((e) => ({ type: e.type, at: e.meta.at, actor: e.meta.actor, data: e.data })) };
+  });
+
+  r.post(route('/rollback'), async (ctx) => {
+    const identity = await requireAdmin(api, ctx);
+    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, addressParam(ctx.params[0]), await readJson(ctx)));
+  });
+
+  r.get(route(''), async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    ctx.body = siteJson(api, await visibleSite(api.deps, identity, addressParam(ctx.params[0])));
+  });
+  r.patch(route(''), async (ctx) => {
+    const identity = await requireAdmin(api, ctx);
+    ctx.body = siteJson(api, await patchSite(api.deps, identity, addressParam(ctx.params[0]), await readJson(ctx)));
+  });
+  r.delete(route(''), async (ctx) => {
+    const identity = await requireAdmin(api, ctx);
+    await unpublishSite(api.deps, identity, addressParam(ctx.params[0]));
+    ctx.status = 204;
+  });
+
+  return r;
+}

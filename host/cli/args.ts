@@ -1,0 +1,41 @@
+/** Minimal flag parser: `--name value`, `--name=value`, repeated flags, booleans, positionals. */
+export type Parsed = { positionals: string[]; flags: Map<string, string[]> };
+
+export class UsageError extends Error {}
+
+export function parseArgs(argv: readonly string[], booleans: readonly string[] = []): Parsed {
+  const positionals: string[] = [];
+  const flags = new Map<string, string[]>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else if (booleans.includes(name)) value = 'true';
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i++;
+    }
+    flags.set(name, [...(flags.get(name) ?? []), value]);
+  }
+  return { positionals, flags };
+}
+
+export function only(parsed: Parsed, allowed: readonly string[]): void {
+  for (const name of parsed.flags.keys()) {
+    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
+  }
+}
+
+export function single(parsed: Parsed, name: string): string | undefined {
+  const values = parsed.flags.get(name);
+  if (values && values.length > 1) throw new UsageError(`--${name} given more than once`);
+  return values?.[0];
+}

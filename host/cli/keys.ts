@@ -1,0 +1,88 @@
+import { issueKey, revokeKey } from '../../domain/commands/keys.ts';
+import { CAPABILITIES } from '../../domain/grants.ts';
+import { keyJson } from '../../api/site-json.ts';
+import { parseDuration } from '../config.ts';
+import type { Service } from '../service.ts';
+import { only, parseArgs, single, UsageError } from './args.ts';
+
+const CLI_ACTOR = { kind: 'user', name: `cli:${process.env.USER ?? 'local'}` } as const;
+
+function grantsFrom(values: readonly string[], kind: 'group' | 'site') {
+  return values.map((v) => {
+    const colon = v.lastIndexOf(':');
+    if (colon < 0) throw new UsageError(`--${kind === 'group' ? 'grant' : 'grant-site'} ${JSON.stringify(v)}: expected TARGET:CAPS`);
+    const permissions = v.slice(colon + 1).split(',').map((c) => c.trim()).filter(Boolean);
+    if (permissions.length === 0) throw new UsageError(`no capabilities in ${JSON.stringify(v)} (one of ${CAPABILITIES.join(', ')})`);
+    return { kind, target: v.slice(0, colon), permissions };
+  });
+}
+
+export async function keysCli(argv: string[], open: () => Promise<Service>): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'create': {
+      const parsed = parseArgs(rest, ['admin', 'json']);
+      only(parsed, ['name', 'admin', 'grant', 'grant-site', 'expires-in', 'expires-at', 'json']);
+      const name = single(parsed, 'name');
+      if (!name) throw new UsageError('keys create needs --name NAME');
+      const expiresIn = single(parsed, 'expires-in');
+      const expiresAt = single(parsed, 'expires-at');
+      if (expiresIn && expiresAt) throw new UsageError('give --expires-in or --expires-at, not both');
+      let expires: string | undefined;
+      if (expiresIn) expires = new Date(Date.now() + parseDuration(expiresIn, '--expires-in')).toISOString();
+      if (expiresAt) {
+        const t = Date.parse(expiresAt);
+        if (Number.isNaN(t)) throw new UsageError(`--expires-at ${JSON.stringify(expiresAt)} is not a date`);
+        expires = new Date(t).toISOString();
+      }
+      const grants = [...grantsFrom(parsed.flags.get('grant') ?? [], 'group'), ...grantsFrom(parsed.flags.get('grant-site') ?? [], 'site')];
+      const service = await open();
+      try {
+        const { key, token } = await issueKey(service.deps, CLI_ACTOR, { name, admin: parsed.flags.has('admin'), grants, expires_at: expires });
+        if (parsed.flags.has('json')) console.log(JSON.stringify({ ...keyJson(key), key: token }, null, 2));
+        else {
+          console.log(`created key ${key.id} (${key.name})${key.admin ? ' admin' : ''}; the token is shown once:`);
+          console.log(token);
+        }
+      } finally {
+        await service.close();
+      }
+      return 0;
+    }
+    case 'list': {
+      const parsed = parseArgs(rest, ['json']);
+      only(parsed, ['json']);
+      const service = await open();
+      try {
+        const keys = (await service.deps.readModel.listKeys()).filter((k) => !k.revoked).map(keyJson);
+        if (parsed.flags.has('json')) console.log(JSON.stringify(keys, null, 2));
+        else if (keys.length === 0) console.log('no keys');
+        else {
+          for (const k of keys) {
+            const scope = k.admin ? 'admin' : k.grants.map((g) => `${g.kind}:${g.target || '*'}:${g.permissions.join(',')}`).join(' ');
+            console.log(`${k.id}\t${k.name}\t${scope}\tcreated ${k.created_at}${k.expires_at ? `\texpires ${k.expires_at}` : ''}${k.last_used_at ? `\tused ${k.last_used_at}` : ''}`);
+          }
+        }
+      } finally {
+        await service.close();
+      }
+      return 0;
+    }
+    case 'revoke': {
+      const parsed = parseArgs(rest);
+      only(parsed, ['id']);
+      const id = single(parsed, 'id');
+      if (!id || !/^\d+$/.test(id)) throw new UsageError('keys revoke needs --id ID');
+      const service = await open();
+      try {
+        await revokeKey(service.deps, CLI_ACTOR, Number(id));
+        console.log(`revoked key ${id}`);
+      } finally {
+        await service.close();
+      }
+      return 0;
+    }
+    default:
+      throw new UsageError('usage: sites keys create|list|revoke');
+  }
+}

@@ -1,0 +1,136 @@
+import { collectAll } from '../../domain/commands/gc.ts';
+import { ConfigError, loadConfig } from '../config.ts';
+import { createService, startHttp, startQuarantineJob, type Service } from '../service.ts';
+import { keysCli } from './keys.ts';
+import { publishCli } from './publish.ts';
+import { only, parseArgs, UsageError } from './args.ts';
+
+const USAGE = `usage: sites <command>
+  serve                      run the service (what npm start runs)
+  keys create --name NAME [--admin] [--grant GROUP:CAPS]… [--grant-site GROUP/SLUG:CAPS]… [--expires-in 720h | --expires-at DATE] [--json]
+  keys list [--json]
+  keys revoke --id ID
+  publish DIR --site GROUP/SLUG [--title T] [--url URL] [--key KEY]
+  mcp connections [--json] | mcp revoke --id ID
+  replay                     rebuild the read model from the event log
+  project                    run only the projector (for scale-out setups)
+  gc                         delete every stored file no retained revision references`;
+
+/** Runs the CLI; returns the exit status (0 ok, 1 failed operation, 2 bad usage). */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    const config = () => loadConfig();
+    const openShort = () => createService(config(), { project: 'catch-up' });
+    switch (command) {
+      case 'serve':
+        return await serve();
+      case 'keys':
+        return await keysCli(rest, openShort);
+      case 'publish':
+        return await publishCli(rest);
+      case 'mcp': {
+        const modulePath = './mcp.ts';
+        const mcp = (await import(modulePath)) as { runMcpCli(argv: string[], service: Service): Promise<number> };
+        const service = await openShort();
+        try {
+          return await mcp.runMcpCli(rest, service);
+        } finally {
+          await service.close();
+        }
+      }
+      case 'replay':
+        only(parseArgs(rest), []);
+        return await replay(config());
+      case 'project':
+        only(parseArgs(rest), []);
+        return await projectOnly(config());
+      case 'gc': {
+        only(parseArgs(rest), []);
+        const service = await openShort();
+        try {
+          await service.projector.catchUp();
+          const { scanned, deleted } = await collectAll(service.deps);
+          console.log(`scanned ${scanned} stored files, deleted ${deleted} unreferenced`);
+        } finally {
+          await service.close();
+        }
+        return 0;
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`sites: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      process.stderr.write(`sites: configuration error: ${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`sites: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+async function serve(): Promise<number> {
+  const config = loadConfig();
+  let port = config.listen.port;
+  const service = await createService(config, { project: 'run', port: () => port });
+  const server = await startHttp(service);
+  const address = server.address();
+  if (address && typeof address === 'object') port = address.port;
+  const stopJob = startQuarantineJob(service);
+  const url = service.api.apexOrigin();
+  service.log.info(`sites listening on ${config.listen.host}:${port}`, { portal: `${url}/`, stack: service.stack.describe });
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  stopJob();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await service.close();
+  return 0;
+}
+
+async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
+  const service = await createService(config, { project: 'catch-up' });
+  try {
+    const holder = `replay-${process.pid}`;
+    if (!(await service.stack.readModel.tryLease('projector', holder, 60_000))) {
+      throw new Error('a running service holds the projector lease; stop it before replaying');
+    }
+    try {
+      const started = Date.now();
+      await service.stack.readModel.reset();
+      const applied = await service.projector.catchUp();
+      console.log(`replayed ${applied} events in ${Date.now() - started} ms`);
+    } finally {
+      await service.stack.readModel.releaseLease('projector', holder);
+    }
+  } finally {
+    await service.close();
+  }
+  return 0;
+}
+
+async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
+  const service = await createService(config, { project: 'run' });
+  service.log.info('projector running', { stack: service.stack.describe });
+  const stopJob = startQuarantineJob(service);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  stopJob();
+  await service.close();
+  return 0;
+}

@@ -1,0 +1,36 @@
+import type { Context, Next } from 'koa';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { dirname, extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import mime from 'mime-types';
+
+const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', 'portal', 'dist');
+
+/**
+ * Serves the built portal (portal/dist) on the apex: files by name, and index.html for
+ * any other GET outside the API so client-side routes survive a reload.
+ */
+export function portalMiddleware() {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    const path = ctx.path;
+    if (/^\/(api|ingest|mcp|\.well-known)(\/|$)/.test(path)) return next();
+    const rel = normalize(decodeURIComponent(path)).replace(/^([/\\])+/, '');
+    if (rel.startsWith('..')) return next();
+    const file = extname(rel) ? join(DIST, rel) : join(DIST, 'index.html');
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile()) {
+      if (extname(rel)) return next();
+      ctx.status = 503;
+      ctx.type = 'text/plain';
+      ctx.body = 'The portal is not built yet: run `npm install` (or `node bin/build-portal.mjs`).\n';
+      return;
+    }
+    ctx.type = mime.lookup(file) || 'application/octet-stream';
+    ctx.length = info.size;
+    ctx.set('Cache-Control', file.endsWith('index.html') ? 'no-cache' : 'public, max-age=300');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = createReadStream(file);
+  };
+}

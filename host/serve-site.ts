@@ -1,0 +1,207 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { gzipSync, brotliCompressSync, constants as zlibConstants, createGzip } from 'node:zlib';
+import type { Manifest, ManifestEntry } from '../domain/manifest.ts';
+import type { ManifestCache } from '../domain/manifest-cache.ts';
+import { fullPath, type SiteAddress } from '../domain/paths.ts';
+import type { BlobStore } from '../domain/ports.ts';
+import type { ReadModel } from '../projections/read-model.ts';
+
+export type SiteServerDeps = { readModel: ReadModel; blobs: BlobStore; manifests: ManifestCache };
+
+const COMPRESSIBLE = /^(text\/|application\/(javascript|json|xml|wasm|manifest\+json|ld\+json|rss\+xml|atom\+xml)|image\/svg\+xml|font\/(ttf|otf))/;
+const SMALL = 256 * 1024;
+const directories = new WeakMap<Manifest, Set<string>>();
+
+function dirsOf(manifest: Manifest): Set<string> {
+  let dirs = directories.get(manifest);
+  if (!dirs) {
+    dirs = new Set();
+    for (const path of manifest.files.keys()) {
+      for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
+    }
+    directories.set(manifest, dirs);
+  }
+  return dirs;
+}
+
+type Resolved = { kind: 'file'; entry: ManifestEntry; status: 200 | 404 } | { kind: 'redirect'; location: string } | { kind: 'missing' };
+
+/** Maps a URL path to a file of the revision (spec §6): index files, pretty URLs, 404.html. */
+export function resolvePath(manifest: Manifest, urlPath: string, search: string): Resolved {
+  let path: string;
+  try {
+    path = decodeURIComponent(urlPath);
+  } catch {
+    return notFound(manifest);
+  }
+  if (path.includes('\0') || path.includes('\\')) return notFound(manifest);
+  const segments = path.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.includes('..')) return notFound(manifest);
+  const rel = segments.join('/');
+  const files = manifest.files;
+  if (path.endsWith('/') || rel === '') {
+    const entry = files.get(rel === '' ? 'index.html' : `${rel}/index.html`);
+    return entry ? { kind: 'file', entry, status: 200 } : notFound(manifest);
+  }
+  const exact = files.get(rel);
+  if (exact) return { kind: 'file', entry: exact, status: 200 };
+  if (dirsOf(manifest).has(rel)) return { kind: 'redirect', location: `/${segments.map(encodeURIComponent).join('/')}/${search}` };
+  const pretty = files.get(`${rel}.html`);
+  if (pretty) return { kind: 'file', entry: pretty, status: 200 };
+  return notFound(manifest);
+}
+
+function notFound(manifest: Manifest): Resolved {
+  const page = manifest.files.get('404.html');
+  return page ? { kind: 'file', entry: page, status: 404 } : { kind: 'missing' };
+}
+
+/** Small compressed bodies by `hash:encoding`: HTML and CSS are requested far more often than they change. */
+const compressedCache = new Map<string, Buffer>();
+let compressedBytes = 0;
+const COMPRESSED_BUDGET = 64 * 1024 * 1024;
+
+function remember(key: string, value: Buffer): void {
+  compressedCache.set(key, value);
+  compressedBytes += value.length;
+  for (const [k, v] of compressedCache) {
+    if (compressedBytes <= COMPRESSED_BUDGET) break;
+    compressedCache.delete(k);
+    compressedBytes -= v.length;
+  }
+}
+
+function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
+  if (!accept) return undefined;
+  const a = accept.toLowerCase();
+  if (/\bbr\b(?!;q=0(\.0*)?\b)/.test(a)) return 'br';
+  if (/\bgzip\b(?!;q=0(\.0*)?\b)/.test(a)) return 'gzip';
+  return undefined;
+}
+
+function contentTypeHeader(type: string): string {
+  if (type === 'text/html') return 'text/html; charset=utf-8';
+  if (type.startsWith('text/') || type === 'application/javascript' || type === 'application/json') return `${type}; charset=utf-8`;
+  return type;
+}
+
+async function readAll(blobs: BlobStore, hash: string): Promise<Buffer | undefined> {
+  return blobs.getBytes(hash);
+}
+
+/** Serves one request on a site host from the live revision. */
+export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('method not allowed\n');
+    return;
+  }
+  const site = await deps.readModel.getSite(fullPath(address));
+  // Hidden sites are served (hidden means unlisted); quarantined sites are offline.
+  const manifest = site && site.status === 'live' ? await deps.manifests.get(site.live.manifest) : undefined;
+  if (!manifest) return plain(res, 404, 'site not found\n');
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const resolved = resolvePath(manifest, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q));
+  if (resolved.kind === 'missing') return plain(res, 404, 'not found\n');
+  if (resolved.kind === 'redirect') {
+    res.writeHead(301, { Location: resolved.location, 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end(req.method === 'HEAD' ? undefined : `moved to ${resolved.location}\n`);
+    return;
+  }
+  await sendEntry(deps.blobs, resolved.entry, resolved.status, req, res);
+}
+
+async function sendEntry(blobs: BlobStore, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const etag = `"${entry.hash}"`;
+  const isHtml = entry.type === 'text/html';
+  const compressible = COMPRESSIBLE.test(entry.type);
+  res.setHeader('Content-Type', contentTypeHeader(entry.type));
+  res.setHeader('Cache-Control', isHtml ? 'no-cache' : 'public, max-age=300');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (compressible) res.setHeader('Vary', 'Accept-Encoding');
+  if (status === 200) {
+    res.setHeader('ETag', etag);
+    res.setHeader('Accept-Ranges', 'bytes');
+    const inm = req.headers['if-none-match'];
+    if (inm && (inm === '*' || inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+    const range = req.headers.range;
+    if (range) {
+      const r = parseRange(range, entry.size);
+      if (r === 'unsatisfiable') {
+        res.writeHead(416, { 'Content-Range': `bytes */${entry.size}` });
+        res.end();
+        return;
+      }
+      if (r && (!req.headers['if-range'] || req.headers['if-range'] === etag)) {
+        res.statusCode = 206;
+        res.setHeader('Content-Range', `bytes ${r.start}-${r.end}/${entry.size}`);
+        res.setHeader('Content-Length', r.end - r.start + 1);
+        if (req.method === 'HEAD') return void res.end();
+        const stream = await blobs.get(entry.hash, r);
+        if (!stream) return plain(res, 500, 'file missing from the store\n');
+        await pipeline(stream, res).catch(() => res.destroy());
+        return;
+      }
+    }
+  }
+  res.statusCode = status;
+  const encoding = compressible && entry.size > 256 ? pickEncoding(req.headers['accept-encoding']) : undefined;
+  if (encoding) {
+    res.setHeader('Content-Encoding', encoding);
+    if (entry.size <= SMALL) {
+      const key = `${entry.hash}:${encoding}`;
+      let body = compressedCache.get(key);
+      if (!body) {
+        const raw = await readAll(blobs, entry.hash);
+        if (!raw) return plain(res, 500, 'file missing from the store\n');
+        body = encoding === 'br' ? brotliCompressSync(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(raw, { level: 6 });
+        remember(key, body);
+      }
+      res.setHeader('Content-Length', body.length);
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+    res.setHeader('Content-Encoding', 'gzip');
+    if (req.method === 'HEAD') return void res.end();
+    const stream = await blobs.get(entry.hash);
+    if (!stream) return plain(res, 500, 'file missing from the store\n');
+    await pipeline(stream, createGzip({ level: 4 }), res).catch(() => res.destroy());
+    return;
+  }
+  res.setHeader('Content-Length', entry.size);
+  if (req.method === 'HEAD') return void res.end();
+  const stream = await blobs.get(entry.hash);
+  if (!stream) return plain(res, 500, 'file missing from the store\n');
+  await pipeline(stream, res).catch(() => res.destroy());
+}
+
+/** One `bytes=a-b` range; multiple ranges are answered with the whole file (allowed by RFC 9110). */
+export function parseRange(header: string, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+    if (m[2] !== '' && Number(m[2]) < start) return undefined;
+  }
+  if (start >= size || size === 0) return 'unsatisfiable';
+  return { start, end };
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache' });
+  res.end(res.req?.method === 'HEAD' ? undefined : text);
+}

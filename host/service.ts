@@ -1,0 +1,194 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ApiContext } from '../api/context.ts';
+import { errorMiddleware } from '../api/errors.ts';
+import { ingestRouter } from '../api/ingest.ts';
+import { keysRouter } from '../api/keys.ts';
+import { managementRouter } from '../api/management.ts';
+import type { CommandDeps } from '../domain/commands/deps.ts';
+import { PublishGate } from '../domain/commands/gate.ts';
+import { purgeExpired } from '../domain/commands/sites.ts';
+import { ManifestCache } from '../domain/manifest-cache.ts';
+import { hostLabels, type SiteAddress } from '../domain/paths.ts';
+import { readArchive } from './archive/index.ts';
+import type { Config } from './config.ts';
+import { classifyHost } from './hosts.ts';
+import { KeyUsageRecorder } from './key-usage.ts';
+import { createLogger, type Logger } from './log.ts';
+import { portalMiddleware } from './portal.ts';
+import { Projector } from './projector.ts';
+import { serveSite } from './serve-site.ts';
+import { openStack, type Stack } from './stack.ts';
+
+export type Service = {
+  readonly config: Config;
+  readonly stack: Stack;
+  readonly deps: CommandDeps;
+  readonly projector: Projector;
+  readonly api: ApiContext;
+  readonly log: Logger;
+  close(): Promise<void>;
+};
+
+/**
+ * Builds the service around the configured stack. `project: 'run'` starts the projector
+ * loop (it takes the lease when free); `'catch-up'` only drains the log on demand, for
+ * short-lived CLI commands.
+ */
+export async function createService(config: Config, options: { project: 'run' | 'catch-up'; port?: () => number } = { project: 'run' }): Promise<Service> {
+  const log = createLogger(config);
+  const stack = await openStack(config);
+  const holder = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const projector = new Projector(stack.events, stack.readModel, {
+    holder,
+    onError: (err) => log.error('projection failed', { error: String(err) }),
+  });
+  const tmpDir = join(config.dataDir, 'tmp');
+  mkdirSync(tmpDir, { recursive: true });
+  const deps: CommandDeps = {
+    events: stack.events,
+    readModel: stack.readModel,
+    blobs: stack.blobs,
+    versioning: config.versioning,
+    limits: { maxUploadBytes: config.maxUploadBytes, maxExtractBytes: config.maxExtractBytes, maxExtractEntries: config.maxExtractEntries },
+    tmpDir,
+    gate: new PublishGate(),
+    now: () => new Date(),
+    waitForProjection:
+      options.project === 'run'
+        ? (stream, revision) => projector.waitFor(stream, revision)
+        : async (stream, revision) => {
+            // Short-lived CLI: project what we appended ourselves unless a running service holds the lease.
+            if (await stack.readModel.tryLease('projector', holder, 5_000)) {
+              try {
+                await projector.catchUp();
+              } finally {
+                await stack.readModel.releaseLease('projector', holder);
+              }
+            }
+            await projector.waitFor(stream, revision);
+          },
+  };
+  const keyUsage = new KeyUsageRecorder(deps, 60_000, (err) => log.warn('could not record key use', { error: String(err) }));
+  const manifests = new ManifestCache(stack.blobs);
+  const publicPort = () => options.port?.() ?? config.listen.port;
+  const origin = (host: string) => {
+    const port = publicPort();
+    const defaultPort = config.publicScheme === 'https' ? 443 : 80;
+    // Behind a TLS proxy the public port is the scheme's default; locally it is the listen port.
+    const showPort = config.publicScheme === 'http' && port !== defaultPort;
+    return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
+  };
+  const api: ApiContext = {
+    deps,
+    config,
+    siteUrl: (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`,
+    apexOrigin: () => origin(config.baseDomain),
+    readArchive: (source: Readable) =>
+      readArchive(source, { maxEntries: config.maxExtractEntries, maxBytes: config.maxExtractBytes }, tmpDir),
+    keyUsed: (id) => keyUsage.used(id),
+    manifests,
+  };
+  if (options.project === 'run') projector.start();
+  return {
+    config,
+    stack,
+    deps,
+    projector,
+    api,
+    log,
+    async close() {
+      await keyUsage.flush();
+      await projector.stop();
+      await stack.close();
+    },
+  };
+}
+
+/** The koa app of the apex host: API, ingest, MCP connector and the portal. */
+export async function apexApp(service: Service): Promise<Koa> {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.on('error', (err) => service.log.error('request failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+  app.use(errorMiddleware);
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  if (service.config.mcp.enabled) {
+    try {
+      // The connector lives in mcp/sites; loaded lazily so the service starts without it when disabled.
+      const modulePath = '../mcp/sites/index.ts';
+      const mcp = (await import(modulePath)) as { mountMcp(router: Router, api: ApiContext): void };
+      mcp.mountMcp(router, service.api);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    }
+  }
+  for (const r of [ingestRouter(service.api), keysRouter(service.api), managementRouter(service.api), router]) {
+    app.use(r.routes());
+    app.use(r.allowedMethods());
+  }
+  app.use(portalMiddleware());
+  return app;
+}
+
+/** The HTTP server: the apex goes to koa; every site host is served by a lean handler. */
+export async function startHttp(service: Service): Promise<Server> {
+  const app = await apexApp(service);
+  const apexHandler = app.callback();
+  const apexes = [service.config.baseDomain, ...service.config.aliasDomains];
+  const siteDeps = { readModel: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
+  const server = createServer((req, res) => {
+    const target = classifyHost(req.headers.host, apexes);
+    if (target.kind === 'apex') return void apexHandler(req, res);
+    if (target.kind === 'site') {
+      serveSite(siteDeps, target.address, req, res).catch((err) => {
+        service.log.error('serving failed', { error: String(err) });
+        if (!res.headersSent) {
+          res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+          res.end('internal error\n');
+        } else res.destroy();
+      });
+      return;
+    }
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('unknown host\n');
+  });
+  // A stalled upload must not hold a connection forever (slow-loris); normal uploads finish well within this.
+  server.requestTimeout = 10 * 60_000;
+  server.headersTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(service.config.listen.port, service.config.listen.host, () => resolve());
+  });
+  return server;
+}
+
+/** Purges quarantined sites past the TTL, as the system actor; runs on the projector leader only. */
+export function startQuarantineJob(service: Service, everyMs = 60_000): () => void {
+  let busy = false;
+  const tick = async () => {
+    if (busy || !service.projector.isLeader) return;
+    busy = true;
+    try {
+      const purged = await purgeExpired(service.deps, service.config.deletedSiteTtlMs);
+      for (const path of purged) service.log.info('purged expired site', { site: path });
+    } catch (err) {
+      service.log.error('quarantine job failed', { error: String(err) });
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  void tick();
+  return () => clearInterval(timer);
+}

@@ -38,7 +38,7 @@ const Q: SiteQuery = { sort: 'date', includeHidden: false, limit: 50, offset: 0 
 const paths = (docs: readonly SiteDoc[]): string[] => docs.map((d) => d.path);
 
 /** A small world: sites in groups, a flat site and a group sharing the name `decks`, a hidden and a quarantined site. */
-function world() {
+export function world() {
   const log = eventLog();
   const at = (day: number) => `2026-02-${String(day).padStart(2, '0')}T10:00:00.000Z`;
   log.site('decks', published('decks', 1, revision('r1'), meta('Decks Home', { date: '2025-05-01', tags: ['slides'] })), at(1));

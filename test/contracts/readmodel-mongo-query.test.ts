@@ -1,0 +1,117 @@
+/**
+ * The MongoDB adapter's query translation, checked without a server: the filter and sort
+ * that `siteListQuery` builds are evaluated by a small reference evaluator of the
+ * operators it uses, over the documents `toStreamDocument` stores, and must select and
+ * order exactly what the SQLite adapter does for the same events.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { databaseName } from '../../host/readmodel/mongo.ts';
+import { siteListQuery, toStreamDocument, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
+import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
+import type { SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import { projectBatch } from '../../projections/project.ts';
+import type { SiteQuery } from '../../projections/read-model.ts';
+import { world } from './readmodel-contract.ts';
+import { withDatabase } from './readmodel-mongo.ts';
+
+type Doc = Record<string, unknown>;
+
+function matchValue(value: unknown, cond: unknown): boolean {
+  if (Array.isArray(value) && !(cond !== null && typeof cond === 'object' && !(cond instanceof RegExp) && '$exists' in cond)) {
+    return value.some((v) => matchValue(v, cond));
+  }
+  if (cond instanceof RegExp) return typeof value === 'string' && cond.test(value);
+  if (cond !== null && typeof cond === 'object' && !Array.isArray(cond)) {
+    return Object.entries(cond).every(([op, arg]) => {
+      switch (op) {
+        case '$in':
+          return (arg as unknown[]).some((a) => matchValue(value, a));
+        case '$gte':
+          return typeof value === typeof arg && (value as string) >= (arg as string);
+        case '$lt':
+          return typeof value === typeof arg && (value as string) < (arg as string);
+        case '$exists':
+          return (value !== undefined) === arg;
+        default:
+          throw new Error(`operator ${op} is not known to the reference evaluator`);
+      }
+    });
+  }
+  return value === cond;
+}
+
+function matches(doc: Doc, filter: Doc): boolean {
+  return Object.entries(filter).every(([key, cond]) => {
+    if (key === '$and') return (cond as Doc[]).every((f) => matches(doc, f));
+    if (key === '$or') return (cond as Doc[]).some((f) => matches(doc, f));
+    if (key.startsWith('$')) throw new Error(`operator ${key} is not known to the reference evaluator`);
+    return matchValue(doc[key], cond);
+  });
+}
+
+const order = (v: unknown): [number, unknown] => [typeof v === 'boolean' ? 1 : 0, v];
+function sortDocs(docs: Doc[], sort: Record<string, 1 | -1>): Doc[] {
+  return [...docs].sort((a, b) => {
+    for (const [key, dir] of Object.entries(sort)) {
+      const [ta, va] = order(a[key]);
+      const [tb, vb] = order(b[key]);
+      const c = ta - tb || ((va as string) < (vb as string) ? -1 : (va as string) > (vb as string) ? 1 : 0);
+      if (c !== 0) return c * dir;
+    }
+    return 0;
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'readmodel-mongo-query-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('MongoDB site-list translation', () => {
+  const log = world();
+  const records = projectBatch(log.events, new Map<string, StreamRecord>());
+  const stored: StreamDocument[] = [...records.values()].map(toStreamDocument);
+
+  const queries: Partial<SiteQuery>[] = [
+    {}, { sort: 'title' }, { sort: 'slug' }, { includeHidden: true }, { q: 'PREVIEW' }, { q: 'üse' }, { q: 'lides' },
+    { q: 'lides', includeHidden: true }, { q: '%' }, { q: '.' }, { q: 'a(b' }, { tag: 'slides' }, { tag: 'Slides' },
+    { group: 'decks' }, { group: 'docs' }, { group: 'docs/app' }, { group: 'doc' }, { group: 'decks', tag: 'preview', q: '7' },
+  ];
+
+  it('selects and orders what the SQLite adapter does', async () => {
+    const sqlite = openSqliteReadModel(join(dir, 'ref.db'));
+    await sqlite.apply(log.events, log.events[log.events.length - 1]!.position);
+    try {
+      for (const partial of queries) {
+        const query: SiteQuery = { sort: 'date', includeHidden: false, limit: 50, offset: 0, ...partial };
+        const { filter, sort } = siteListQuery(query);
+        const got = sortDocs(stored.filter((d) => matches(d as Doc, filter as Doc)) as Doc[], sort as Record<string, 1 | -1>);
+        const expected = (await sqlite.listSites(query)).all;
+        expect(got.map((d) => (d.doc as SiteDoc).path), JSON.stringify(partial)).toEqual(expected.map((d) => d.path));
+      }
+    } finally {
+      await sqlite.close();
+    }
+  });
+
+  it('stores query fields only for the kind of document a stream holds', () => {
+    const byId = new Map(stored.map((d) => [d._id, d]));
+    expect(byId.get('site-docs.app')).toMatchObject({ path: 'docs/app', grp: 'docs', undated: false, manifests: ['m-r4'], favicons: [] });
+    expect(byId.get('site-gone')).toMatchObject({ status: 'quarantined', deletedAt: expect.any(String) });
+    expect(byId.get('key-2')).toMatchObject({ keyId: 2, tokenHash: 'hash-2' });
+    expect(byId.get('key-2')).not.toHaveProperty('path');
+    expect(byId.get('sequence-site')).toEqual({ _id: 'sequence-site', kind: 'sequence', revision: 0, doc: null });
+    const tombstone = toStreamDocument({ stream: 'site-x', kind: 'site', revision: 4, doc: null });
+    expect(tombstone).toEqual({ _id: 'site-x', kind: 'site', revision: 4, doc: null });
+  });
+
+  it('reads the database from the URL', () => {
+    expect(databaseName('mongodb://127.0.0.1:27017/sites')).toBe('sites');
+    expect(databaseName('mongodb://u:p%2F@a:1,b:2/prod?replicaSet=rs0')).toBe('prod');
+    expect(databaseName('mongodb://127.0.0.1:27017')).toBe('sites');
+    expect(databaseName('mongodb+srv://cluster.example/?retryWrites=true')).toBe('sites');
+    expect(withDatabase('mongodb://a:1,b:2/prod?replicaSet=rs0', 't1')).toBe('mongodb://a:1,b:2/t1?replicaSet=rs0');
+    expect(withDatabase('mongodb://a:1', 't1')).toBe('mongodb://a:1/t1');
+  });
+});

@@ -103,6 +103,16 @@ export const connectionGranted = (id: string, clientId: string, refreshTokenHash
   type: 'ConnectionGranted',
   data: { id, clientId, clientName: `client ${clientId}`, user: 'alice', grants: [GRANT], refreshTokenHash },
 });
+export const connectionCodeRedeemed = (id: string, refreshTokenHash: string, accessTokenHash: string): DomainEvent => ({
+  type: 'ConnectionCodeRedeemed',
+  data: {
+    id,
+    accessTokenHash,
+    accessExpiresAt: '2026-01-01T01:00:00.000Z',
+    refreshTokenHash,
+    refreshExpiresAt: '2026-02-01T00:00:00.000Z',
+  },
+});
 export const connectionRefreshed = (id: string, refreshTokenHash: string, previousHash: string): DomainEvent => ({
   type: 'ConnectionRefreshed',
   data: { id, refreshTokenHash, previousHash },

@@ -11,6 +11,7 @@ import {
   ACTOR,
   archived,
   clientRegistered,
+  connectionCodeRedeemed,
   connectionGranted,
   connectionRefreshed,
   connectionRevoked,
@@ -247,12 +248,39 @@ describe('connection projection', () => {
       lastRefreshedAt: refreshed.meta.at,
       revoked: true,
       revokedAt: revoked.meta.at,
+      revokedReason: 'user',
     });
     expect(store.get('oauthclient-c1')!.doc as OAuthClientDoc).toEqual({
       clientId: 'c1',
       name: 'client c1',
       redirectUris: ['https://claude.example/cb'],
       registeredAt: '2026-01-01T00:00:00.000Z',
+    });
+  });
+});
+
+describe('connection projection with an authorization code', () => {
+  it('marks the code redeemed and records the first token pair', () => {
+    const log = eventLog();
+    const code = { hash: 'ch', challenge: 'pkce', redirectUri: 'https://claude.example/cb', expiresAt: '2026-01-01T00:10:00.000Z' };
+    log.add('connection-x2', {
+      type: 'ConnectionGranted',
+      data: { id: 'x2', clientId: 'c1', clientName: 'client c1', user: 'bob', grants: [], refreshTokenHash: '', resource: 'https://h/mcp', code },
+    });
+    let doc = project(log.events).get('connection-x2')!.doc as ConnectionDoc;
+    expect(doc).toMatchObject({ refreshTokenHash: '', resource: 'https://h/mcp', code: { ...code, redeemed: false } });
+    expect('accessTokenHash' in doc).toBe(false);
+    log.add('connection-x2', connectionCodeRedeemed('x2', 'rt1', 'at1'));
+    log.add('connection-x2', { type: 'ConnectionRefreshed', data: { id: 'x2', refreshTokenHash: 'rt2', previousHash: 'rt1', accessTokenHash: 'at2' } });
+    doc = project(log.events).get('connection-x2')!.doc as ConnectionDoc;
+    expect(doc).toMatchObject({
+      code: { ...code, redeemed: true },
+      refreshTokenHash: 'rt2',
+      previousRefreshHashes: ['rt1'],
+      accessTokenHash: 'at2',
+      accessExpiresAt: '2026-01-01T01:00:00.000Z',
+      refreshExpiresAt: '2026-02-01T00:00:00.000Z',
+      revoked: false,
     });
   });
 });

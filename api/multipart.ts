@@ -39,6 +39,15 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
     if (received > limit) counter.destroy(new TooLargeError(`the upload is larger than ${limit} bytes`));
   });
 
+  // The switch waits until the whole body is parsed, so a bad trailing part still cancels it.
+  let bodyDone!: () => void;
+  let bodyFailed!: (err: unknown) => void;
+  const bodyParsed = new Promise<void>((res, rej) => {
+    bodyDone = res;
+    bodyFailed = rej;
+  });
+  bodyParsed.catch(() => undefined);
+
   return new Promise<PublishOutcome>((resolve, reject) => {
     let target: PublishTarget | undefined;
     let work: Promise<PublishOutcome> | undefined;
@@ -48,6 +57,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
+      bodyFailed(err);
       ctx.req.unpipe(counter);
       counter.unpipe(bb);
       ctx.req.resume(); // drain what the client still sends so it reads our error
@@ -62,7 +72,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
         return fail(new ValidationError('send exactly one of bundle or index'));
       }
       const files: AsyncIterable<IncomingFile> = field === 'index' ? single('index.html', stream) : api.readArchive(stream);
-      work = publishFiles(api.deps, identity, target!, files);
+      work = publishFiles(api.deps, identity, target!, files, () => bodyParsed);
       work.catch(fail);
     };
 
@@ -118,6 +128,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
       if (settled) return;
       if (!target) return fail(new ValidationError('the meta part is missing'));
       if (!work && !spooled) return fail(new ValidationError('send exactly one of bundle or index'));
+      bodyDone();
       const finish = async () => {
         if (spooled) await spooled.done;
         while (!work) await new Promise((r) => setImmediate(r));

@@ -60,6 +60,8 @@ export async function publishFiles(
   identity: Identity,
   target: PublishTarget,
   files: AsyncIterable<IncomingFile>,
+  /** Awaited just before the switch: lets the caller veto (e.g. a second file part arrived). */
+  beforeCommit: () => Promise<void> = async () => undefined,
 ): Promise<PublishOutcome> {
   const created: string[] = [];
   let dropped: { manifest: string; favicon?: string }[] = [];
@@ -85,6 +87,7 @@ export async function publishFiles(
         size: totalSize(stripped),
         ...(favicon ? { favicon } : {}),
       };
+      await beforeCommit();
       return commitPublish(deps, identity, target, content);
     });
     dropped = outcome.dropped;

@@ -1,0 +1,38 @@
+import { makeTarGz } from './archives.ts';
+
+export type SiteFiles = Record<string, string | Buffer>;
+
+/** POSTs a multipart publish like `curl -F meta=… -F bundle=@site.tgz`. */
+export async function publish(
+  base: string,
+  key: string | undefined,
+  meta: Record<string, unknown>,
+  bundle: { files?: SiteFiles; archive?: Buffer; index?: string; filename?: string },
+  path = '/ingest/sites',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const form = new FormData();
+  form.append('meta', JSON.stringify(meta));
+  if (bundle.index !== undefined) form.append('index', new Blob([bundle.index], { type: 'text/html' }), 'index.html');
+  else {
+    const archive = bundle.archive ?? (await tarGz(bundle.files ?? {}));
+    form.append('bundle', new Blob([archive]), bundle.filename ?? 'site.tgz');
+  }
+  const res = await fetch(new URL(path, base), {
+    method: 'POST',
+    headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...headers },
+    body: form,
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body };
+}
+
+export async function tarGz(files: SiteFiles): Promise<Buffer> {
+  return makeTarGz(Object.entries(files).map(([name, content]) => ({ name, content: Buffer.isBuffer(content) ? content : Buffer.from(content) })) as never);
+}

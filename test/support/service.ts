@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'sites.mjs');
+const run = promisify(execFile);
+
+export type RunningService = {
+  /** Apex origin, e.g. http://localhost:PORT */
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly baseDomain: string;
+  readonly env: Record<string, string>;
+  /** `http://<labels>.localhost:PORT/` for a site path like `docs/app`. */
+  siteUrl(path: string): string;
+  /** Runs `sites keys create …` and returns the token (the last stdout line). */
+  createKey(args: string[]): Promise<string>;
+  /** Runs the CLI with this service's environment. */
+  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  stop(): Promise<void>;
+  /** SIGKILL, for crash tests. */
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+};
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (address && typeof address === 'object' ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Starts the real service process (`sites serve`, what `npm start` runs) on the embedded
+ * stack in a temporary data dir, and waits until it answers.
+ */
+export async function startService(opts: { env?: Record<string, string>; dataDir?: string } = {}): Promise<RunningService> {
+  const port = await freePort();
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'sites-test-')));
+  const env: Record<string, string> = {
+    SITES_LISTEN_ADDR: `127.0.0.1:${port}`,
+    SITES_BASE_DOMAIN: 'localhost',
+    SITES_DATA_DIR: dataDir,
+    SITES_ADMIN_USERS: 'admin',
+    SITES_TRUSTED_PROXIES: '127.0.0.1,::1',
+    SITES_VERSIONING_ENABLED: 'true',
+    SITES_VERSIONING_KEEP: '5',
+    SITES_LOG_LEVEL: 'warn',
+    ...opts.env,
+  };
+  const fullEnv = { ...process.env, ...env };
+  let child: ChildProcess | undefined;
+  let stderr = '';
+
+  const launch = async () => {
+    stderr = '';
+    child = spawn(process.execPath, [BIN, 'serve'], { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stderr!.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      if (process.env.SITES_TEST_VERBOSE) process.stderr.write(c);
+    });
+    child.stdout!.resume();
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
+      try {
+        const res = await fetch(`http://localhost:${port}/healthz`);
+        if (res.ok) return;
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > deadline) throw new Error(`service did not start: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    await new Promise<void>((done) => {
+      c.once('exit', () => done());
+      c.kill(signal);
+    });
+  };
+  const cli = async (args: string[]) => {
+    try {
+      const { stdout, stderr: err } = await run(process.execPath, [BIN, ...args], { env: fullEnv, cwd: ROOT });
+      return { code: 0, stdout, stderr: err };
+    } catch (e) {
+      const x = e as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof x.code === 'number' ? x.code : 1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
+    }
+  };
+
+  await launch();
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    dataDir,
+    baseDomain: 'localhost',
+    env,
+    siteUrl: (path: string) => `http://${path.split('/').reverse().join('.')}.localhost:${port}/`,
+    async createKey(args: string[]) {
+      const r = await cli(['keys', 'create', ...args]);
+      if (r.code !== 0) throw new Error(`keys create failed: ${r.stderr}`);
+      return r.stdout.trim().split('\n').pop()!;
+    },
+    cli,
+    async stop() {
+      await stop();
+      if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+    async kill() {
+      await stop('SIGKILL');
+    },
+    async restart() {
+      await stop();
+      await launch();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { Readable } from 'node:stream';
+import type { Limits } from '../../../domain/commands/deps.ts';
+import type { IncomingFile } from '../../../domain/commands/publish.ts';
+import { TooLargeError, ValidationError } from '../../../domain/errors.ts';
+import { createPathRegistry } from '../../../host/archive/paths.ts';
+
+/** One file of a `publish_site` call, as the tool receives it. */
+export type ToolFile = { readonly path: string; readonly content: string; readonly encoding?: 'utf8' | 'base64' };
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Decodes one file's content; base64 must be canonical (no stray characters silently dropped). */
+function decode(file: ToolFile): Buffer {
+  if (file.encoding !== 'base64') return Buffer.from(file.content, 'utf8');
+  const text = file.content.replace(/\s+/g, '');
+  if (text.length % 4 !== 0 || !BASE64.test(text)) {
+    throw new ValidationError(`file ${JSON.stringify(file.path)} is not valid base64`);
+  }
+  return Buffer.from(text, 'base64');
+}
+
+/**
+ * Validates and decodes the files of a publish before anything is stored: the same
+ * path rules as archives (no `..`, absolute paths, backslashes, NUL, duplicates) and the
+ * same limits, counted on decoded bytes: upload and extracted bytes, and entry count.
+ * Returns them as the stream of entries `publishFiles` consumes.
+ */
+export function toolFiles(input: { html?: string; files?: readonly ToolFile[] }, limits: Limits): AsyncIterable<IncomingFile> {
+  const hasHtml = input.html !== undefined;
+  const hasFiles = input.files !== undefined;
+  if (hasHtml === hasFiles) throw new ValidationError('give exactly one of "html" (one page) or "files"');
+  const list: readonly ToolFile[] = hasHtml ? [{ path: 'index.html', content: input.html!, encoding: 'utf8' }] : input.files!;
+  if (list.length === 0) throw new ValidationError('"files" is empty: a site needs at least index.html');
+  if (list.length > limits.maxExtractEntries) {
+    throw new TooLargeError(`${list.length} files are more than the limit of ${limits.maxExtractEntries} entries`);
+  }
+  const registry = createPathRegistry();
+  const decoded: { path: string; bytes: Buffer }[] = [];
+  let total = 0;
+  for (const file of list) {
+    const path = registry.addFile(file.path);
+    // Cheap bound before decoding: base64 yields at most 3/4 of its length.
+    const estimate = file.encoding === 'base64' ? Math.floor((file.content.length * 3) / 4) : Buffer.byteLength(file.content, 'utf8');
+    if (total + estimate > limits.maxUploadBytes + 3) tooLarge(limits, total + estimate);
+    const bytes = decode(file);
+    total += bytes.length;
+    if (total > limits.maxUploadBytes || total > limits.maxExtractBytes) tooLarge(limits, total);
+    decoded.push({ path, bytes });
+  }
+  return (async function* () {
+    for (const f of decoded) yield { path: f.path, content: Readable.from([f.bytes]) };
+  })();
+}
+
+function tooLarge(limits: Limits, bytes: number): never {
+  const limit = Math.min(limits.maxUploadBytes, limits.maxExtractBytes);
+  throw new TooLargeError(`the files add up to more than ${limit} bytes (at least ${bytes}), over the upload limit`);
+}

@@ -17,8 +17,11 @@ export function entrySegments(raw: string): string[] {
   // A backslash is a separator on Windows: `..\x` would escape there.
   if (raw.includes('\\')) throw new ValidationError(`archive entry ${shown(raw)} has a backslash in its name`);
   if (raw.startsWith('/')) throw new ValidationError(`archive entry ${shown(raw)} is an absolute path`);
-  if (DRIVE_LETTER.test(raw)) throw new ValidationError(`archive entry ${shown(raw)} starts with a Windows drive letter`);
   const segments = raw.split('/').filter((s) => s !== '' && s !== '.');
+  // Checked after dropping "./" prefixes: ".//C:/x" must not become "C:/x".
+  if (DRIVE_LETTER.test(segments[0] ?? '')) {
+    throw new ValidationError(`archive entry ${shown(raw)} starts with a Windows drive letter`);
+  }
   // Rejected even when it would stay inside ("a/../b"): no legitimate archive needs it.
   if (segments.includes('..')) throw new ValidationError(`archive entry ${shown(raw)} escapes the archive root with ".."`);
   return segments;

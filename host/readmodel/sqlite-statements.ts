@@ -1,0 +1,62 @@
+import type Database from 'better-sqlite3';
+import type { StreamRecord } from '../../projections/documents.ts';
+
+export type Row = { stream: string; kind: StreamRecord['kind']; revision: number; doc: string | null };
+export type DocRow = { stream: string; revision: number; doc: string };
+
+/** Every statement of the SQLite read model, prepared once per connection. */
+export function prepareStatements(db: Database.Database) {
+  return {
+    load: db.prepare<[string], Row>(`SELECT stream, kind, revision, doc FROM streams WHERE stream IN (SELECT value FROM json_each(?))`),
+    putStream: db.prepare(
+      `INSERT INTO streams (stream, kind, revision, doc) VALUES (@stream, @kind, @revision, @doc)
+       ON CONFLICT (stream) DO UPDATE SET kind = excluded.kind, revision = excluded.revision, doc = excluded.doc`,
+    ),
+    streamRevision: db.prepare<[string], { revision: number }>(`SELECT revision FROM streams WHERE stream = ?`),
+    checkpoint: db.prepare<[], { position: string }>(`SELECT position FROM checkpoint WHERE id = 1`),
+    putCheckpoint: db.prepare(`INSERT INTO checkpoint (id, position) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET position = excluded.position`),
+
+    delSite: db.prepare(`DELETE FROM sites WHERE stream = ?`),
+    delTags: db.prepare(`DELETE FROM site_tags WHERE stream = ?`),
+    delRevisions: db.prepare(`DELETE FROM revisions WHERE stream = ?`),
+    putSite: db.prepare(
+      `INSERT INTO sites (stream, revision, path, grp, slug, title_lc, desc_lc, date, undated, hidden, status, updated_at, deleted_at, doc)
+       VALUES (@stream, @revision, @path, @grp, @slug, @titleLc, @descLc, @date, @undated, @hidden, @status, @updatedAt, @deletedAt, @doc)`,
+    ),
+    putTag: db.prepare(`INSERT INTO site_tags (stream, tag, tag_lc) VALUES (?, ?, ?)`),
+    putRevision: db.prepare(`INSERT INTO revisions (stream, revision_id, manifest, favicon) VALUES (?, ?, ?, ?)`),
+    siteDocs: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE stream IN (SELECT value FROM json_each(?))`),
+    getSite: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE path = ?`),
+    quarantined: db.prepare<[], DocRow>(`SELECT stream, revision, doc FROM sites WHERE status = 'quarantined' ORDER BY deleted_at DESC, path ASC`),
+
+    delKey: db.prepare(`DELETE FROM keys WHERE stream = ?`),
+    putKey: db.prepare(`INSERT INTO keys (stream, id, token_hash, doc) VALUES (?, ?, ?, ?)`),
+    getKey: db.prepare<[number], { doc: string }>(`SELECT doc FROM keys WHERE id = ?`),
+    getKeyByToken: db.prepare<[string], { doc: string }>(`SELECT doc FROM keys WHERE token_hash = ?`),
+    listKeys: db.prepare<[], { doc: string }>(`SELECT doc FROM keys ORDER BY id ASC`),
+
+    delConnection: db.prepare(`DELETE FROM connections WHERE stream = ?`),
+    putConnection: db.prepare(`INSERT INTO connections (stream, id, created_at, doc) VALUES (?, ?, ?, ?)`),
+    getConnection: db.prepare<[string], { doc: string }>(`SELECT doc FROM connections WHERE id = ?`),
+    listConnections: db.prepare<[], { doc: string }>(`SELECT doc FROM connections ORDER BY created_at ASC, id ASC`),
+    delClient: db.prepare(`DELETE FROM oauth_clients WHERE stream = ?`),
+    putClient: db.prepare(`INSERT INTO oauth_clients (stream, client_id, doc) VALUES (?, ?, ?)`),
+    getClient: db.prepare<[string], { doc: string }>(`SELECT doc FROM oauth_clients WHERE client_id = ?`),
+
+    indexManifest: db.prepare(`INSERT OR IGNORE INTO manifest_blobs (manifest, blob) SELECT ?, value FROM json_each(?)`),
+    referenced: db.prepare<[string], { hash: string }>(
+      `SELECT c.value AS hash FROM json_each(?) c
+        WHERE EXISTS (SELECT 1 FROM revisions r WHERE r.manifest = c.value)
+           OR EXISTS (SELECT 1 FROM revisions r WHERE r.favicon = c.value)
+           OR EXISTS (SELECT 1 FROM manifest_blobs m JOIN revisions r ON r.manifest = m.manifest WHERE m.blob = c.value)`,
+    ),
+
+    // One statement, so taking a lease is atomic across processes: insert, renew our own, or take an expired one.
+    tryLease: db.prepare(
+      `INSERT INTO leases (name, holder, expires_at) VALUES (@name, @holder, @expiresAt)
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE leases.holder = excluded.holder OR leases.expires_at <= @now`,
+    ),
+    releaseLease: db.prepare(`DELETE FROM leases WHERE name = ? AND holder = ?`),
+  };
+}

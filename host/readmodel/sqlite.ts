@@ -6,7 +6,7 @@ import type { ReadModel, SiteListResult, SiteQuery } from '../../projections/rea
 import { retainedRevisions, siteIndexFields } from './derive.ts';
 import { PROJECTED_TABLES, SCHEMA, SCHEMA_VERSION } from './sqlite-schema.ts';
 import { siteListSql } from './sqlite-queries.ts';
-import { prepareStatements, type DocRow, type Row } from './sqlite-statements.ts';
+import { prepareStatements, type DocRow } from './sqlite-statements.ts';
 
 /**
  * The embedded read model: one SQLite file (WAL) that several processes may share.

@@ -7,7 +7,7 @@ import { requireKey } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
 import { handlePublishRequestFor } from './publish-route.ts';
-import { addressParam } from './site-path.ts';
+import { addressParam, capture } from './site-path.ts';
 import { revisionJson, siteJson } from './site-json.ts';
 
 /**
@@ -24,7 +24,7 @@ export function ingestRouter(api: ApiContext): Router {
 
   r.get(/^\/ingest\/sites\/(.+)\/revisions$/, async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const address = addressParam(ctx.params[0]);
+    const address = addressParam(capture(ctx, 0));
     authorize(identity, 'rollback', address);
     const site = await api.deps.readModel.getSite(fullPath(address));
     if (!site || site.status !== 'live') throw new NotFoundError(`no site ${fullPath(address)}`);
@@ -33,32 +33,32 @@ export function ingestRouter(api: ApiContext): Router {
 
   r.post(/^\/ingest\/sites\/(.+)\/rollback$/, async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const address = addressParam(ctx.params[0]);
+    const address = addressParam(capture(ctx, 0));
     authorize(identity, 'rollback', address);
     ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, await readJson(ctx)));
   });
 
   r.post(/^\/ingest\/sites\/(.+)\/restore$/, async (ctx) => {
     const identity = await requireKey(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, addressParam(ctx.params[0])));
+    ctx.body = siteJson(api, await restoreSite(api.deps, identity, addressParam(capture(ctx, 0))));
   });
 
   r.post(/^\/ingest\/sites\/(.+)\/purge$/, async (ctx) => {
     const identity = await requireKey(api, ctx);
-    await purgeSite(api.deps, identity, addressParam(ctx.params[0]));
+    await purgeSite(api.deps, identity, addressParam(capture(ctx, 0)));
     ctx.status = 204;
   });
 
   r.patch(/^\/ingest\/sites\/(.+)$/, async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const address = addressParam(ctx.params[0]);
+    const address = addressParam(capture(ctx, 0));
     authorize(identity, 'patch', address);
     ctx.body = siteJson(api, await patchSite(api.deps, identity, address, await readJson(ctx)));
   });
 
   r.delete(/^\/ingest\/sites\/(.+)$/, async (ctx) => {
     const identity = await requireKey(api, ctx);
-    await unpublishSite(api.deps, identity, addressParam(ctx.params[0]));
+    await unpublishSite(api.deps, identity, addressParam(capture(ctx, 0)));
     ctx.status = 204;
   });
 

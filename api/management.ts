@@ -11,7 +11,7 @@ import { requireAdmin, requireUser } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
 import { streamRevisionZip } from './revision-zip.ts';
-import { addressParam } from './site-path.ts';
+import { addressParam, capture } from './site-path.ts';
 import { parseSiteQuery } from './site-query.ts';
 import { revisionJson, siteJson } from './site-json.ts';
 
@@ -54,17 +54,17 @@ export function managementRouter(api: ApiContext): Router {
   });
   r.post(/^\/api\/sites\/deleted\/(.+)$/, async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, addressParam(ctx.params[0])));
+    ctx.body = siteJson(api, await restoreSite(api.deps, identity, addressParam(capture(ctx, 0))));
   });
   r.delete(/^\/api\/sites\/deleted\/(.+)$/, async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    await purgeSite(api.deps, identity, addressParam(ctx.params[0]));
+    await purgeSite(api.deps, identity, addressParam(capture(ctx, 0)));
     ctx.status = 204;
   });
 
   r.get(route('/favicon'), async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
+    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
     const favicon = site.live.favicon;
     const stream = favicon && (await api.deps.blobs.get(favicon.hash));
     if (!favicon || !stream) throw new NotFoundError(`site ${site.path} has no favicon`);
@@ -77,24 +77,24 @@ export function managementRouter(api: ApiContext): Router {
 
   r.get(route('/revisions'), async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
+    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
     ctx.body = { revisions: revisionsOf(site).map((x) => revisionJson(x.info, x.current)) };
   });
 
   r.get(route('/revisions/([^/]+)/files'), async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
-    const manifest = await api.manifests.get(findRevision(site, ctx.params[1]!).manifest);
+    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    const manifest = await api.manifests.get(findRevision(site, capture(ctx, 1)).manifest);
     if (!manifest) throw new NotFoundError('the revision manifest is missing');
     ctx.body = fileTree(manifest.files);
   });
 
   r.get(route('/revisions/([^/]+)/file'), async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
+    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
     const path = typeof ctx.query.path === 'string' ? ctx.query.path.replace(/^\/+/, '') : '';
     if (!path) throw new ValidationError('path is required');
-    const manifest = await api.manifests.get(findRevision(site, ctx.params[1]!).manifest);
+    const manifest = await api.manifests.get(findRevision(site, capture(ctx, 1)).manifest);
     const entry = manifest?.files.get(path);
     const stream = entry && (await api.deps.blobs.get(entry.hash));
     if (!entry || !stream) throw new NotFoundError(`no file ${path} in this revision`);
@@ -108,8 +108,8 @@ export function managementRouter(api: ApiContext): Router {
 
   r.get(route('/revisions/([^/]+)/archive'), async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(ctx.params[0]));
-    const rev = findRevision(site, ctx.params[1]!);
+    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    const rev = findRevision(site, capture(ctx, 1));
     const manifest = await api.manifests.get(rev.manifest);
     if (!manifest) throw new NotFoundError('the revision manifest is missing');
     const base = `${site.path.replaceAll('/', '-')}-${rev.id}`;
@@ -120,7 +120,7 @@ export function managementRouter(api: ApiContext): Router {
 
   r.get(route('/events'), async (ctx) => {
     await requireAdmin(api, ctx);
-    const address = addressParam(ctx.params[0]);
+    const address = addressParam(capture(ctx, 0));
     const { events } = await api.deps.events.readStream(siteStream(address));
     if (events.length === 0) throw new NotFoundError(`no history for ${fullPath(address)}`);
     ctx.body = { events: events.map((e) => ({ type: e.type, at: e.meta.at, actor: e.meta.actor, data: e.data })) };
@@ -128,20 +128,20 @@ export function managementRouter(api: ApiContext): Router {
 
   r.post(route('/rollback'), async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, addressParam(ctx.params[0]), await readJson(ctx)));
+    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, addressParam(capture(ctx, 0)), await readJson(ctx)));
   });
 
   r.get(route(''), async (ctx) => {
     const identity = await requireUser(api, ctx);
-    ctx.body = siteJson(api, await visibleSite(api.deps, identity, addressParam(ctx.params[0])));
+    ctx.body = siteJson(api, await visibleSite(api.deps, identity, addressParam(capture(ctx, 0))));
   });
   r.patch(route(''), async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, addressParam(ctx.params[0]), await readJson(ctx)));
+    ctx.body = siteJson(api, await patchSite(api.deps, identity, addressParam(capture(ctx, 0)), await readJson(ctx)));
   });
   r.delete(route(''), async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    await unpublishSite(api.deps, identity, addressParam(ctx.params[0]));
+    await unpublishSite(api.deps, identity, addressParam(capture(ctx, 0)));
     ctx.status = 204;
   });
 

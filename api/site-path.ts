@@ -4,3 +4,8 @@ import { parseSitePath, type SiteAddress } from '../domain/paths.ts';
 export function addressParam(raw: string | undefined): SiteAddress {
   return parseSitePath(decodeURIComponent(raw ?? ''));
 }
+
+/** The i-th capture group of a RegExp route (`@koa/router` puts them in `ctx.captures`). */
+export function capture(ctx: { captures?: string[] }, i: number): string {
+  return ctx.captures?.[i] ?? '';
+}

@@ -116,6 +116,7 @@ export async function refreshConnection(
 
 /** Revokes a connection; its tokens are refused by the very next request once this returns. */
 export async function revokeConnection(deps: Deps, actor: Actor, id: string, reason = 'revoked'): Promise<void> {
+  if (!/^[a-f0-9]{32}$/.test(id)) throw new NotFoundError(`no active connection ${JSON.stringify(id)}`);
   await runCommand(
     deps,
     connectionStream(id),

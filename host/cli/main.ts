@@ -86,7 +86,8 @@ async function serve(): Promise<number> {
   const server = await startHttp(service);
   const address = server.address();
   if (address && typeof address === 'object') port = address.port;
-  const stopJob = startQuarantineJob(service);
+  // Check often enough that a short TTL (tests, demos) is honoured within a quarter of it.
+  const stopJob = startQuarantineJob(service, Math.min(60_000, Math.max(500, config.deletedSiteTtlMs / 4)));
   const url = service.api.apexOrigin();
   service.log.info(`sites listening on ${config.listen.host}:${port}`, { portal: `${url}/`, stack: service.stack.describe });
   await new Promise<void>((resolve) => {

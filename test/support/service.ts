@@ -24,6 +24,8 @@ export type RunningService = {
   /** Runs the CLI with this service's environment. */
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   stop(): Promise<void>;
+  /** Stops the process (SIGTERM) but keeps the data dir; `restart()` starts it again. */
+  halt(): Promise<void>;
   /** SIGKILL, for crash tests. */
   kill(): Promise<void>;
   restart(): Promise<void>;
@@ -117,6 +119,9 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
     async stop() {
       await stop();
       if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+    async halt() {
+      await stop();
     },
     async kill() {
       await stop('SIGKILL');

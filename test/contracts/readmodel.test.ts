@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import { readModelContract } from './readmodel-contract.ts';
 
@@ -23,5 +23,8 @@ if (mongoUrl) {
   readModelContract('mongodb', mongo.factory, { p50Ms: 150, p99Ms: 400 });
 } else {
   console.log('skipped: no SITES_MONGO_URL');
-  describe.skip('ReadModel contract: mongodb (skipped: no SITES_MONGO_URL)', () => {});
+  // Shows in the summary as skipped; set SITES_MONGO_URL to run the whole contract on MongoDB.
+  describe.skip('ReadModel contract: mongodb (skipped: no SITES_MONGO_URL)', () => {
+    it('runs the contract suite against SITES_MONGO_URL', () => {});
+  });
 }

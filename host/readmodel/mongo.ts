@@ -109,12 +109,12 @@ function mongoReadModel(client: MongoClient, db: Db): ReadModel {
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>({ clientId }),
 
     async indexManifest(manifest, blobs) {
-      // $addToSet keeps this idempotent and safe when two publishers index the same manifest.
+      // A manifest's content never changes, so the first complete insert is the answer for
+      // good; a concurrent writer of the same manifest wrote the same list (duplicate key).
       try {
-        await manifests.updateOne({ _id: manifest }, { $addToSet: { blobs: { $each: [...blobs] } } }, { upsert: true });
+        await manifests.updateOne({ _id: manifest }, { $setOnInsert: { blobs: [...new Set(blobs)] } }, { upsert: true });
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
-        await manifests.updateOne({ _id: manifest }, { $addToSet: { blobs: { $each: [...blobs] } } });
       }
     },
 

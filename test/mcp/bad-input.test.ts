@@ -162,6 +162,22 @@ describe('MCP connector: bad input is refused as the OAuth and MCP specs say, an
     expect(listed.connections.find((c: { revoked_reason?: string }) => c.revoked_reason === 'refresh token reused')).toBeTruthy();
   });
 
+  it('the CLI lists connections and revokes one; its token fails on the next call', async () => {
+    const t = await connect(svc);
+    const id = t.access.slice('mcpa_'.length, t.access.indexOf('.'));
+    const listed = await svc.cli(['mcp', 'connections', '--json']);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).find((c: { id: string }) => c.id === id)).toMatchObject({ active: true, user: 'admin' });
+    expect(listed.stdout).not.toMatch(/mcpa_|mcpr_|Hash/);
+    const revoked = await svc.cli(['mcp', 'revoke', '--id', id]);
+    expect(revoked.code).toBe(0);
+    expect((await rawMcp(svc.url, t.access)).status).toBe(401);
+    expect((await svc.cli(['mcp', 'revoke', '--id', id])).code).toBe(1);
+    expect((await svc.cli(['mcp', 'revoke'])).code).toBe(2);
+    const after = JSON.parse((await svc.cli(['mcp', 'connections', '--json'])).stdout);
+    expect(after.find((c: { id: string }) => c.id === id)).toBeUndefined();
+  });
+
   it('files with unsafe paths, over the size or entry limits → isError, and nothing is stored or published', async () => {
     const t = await connect(svc, ['publish']);
     const provider = new TestProvider(REDIRECT);

@@ -286,6 +286,22 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect([...(await model.referencedBlobs(all))].sort()).toEqual(['a2-only', 'ma2', 'shared']);
     });
 
+    it('indexes a large manifest and answers for many candidates at once', async () => {
+      const { model } = await open();
+      const blobs = Array.from({ length: 10_000 }, (_, i) => `blob-${i}`);
+      await model.indexManifest('big', blobs);
+      await model.indexManifest('big', blobs);
+      const log = eventLog();
+      log.site('big', published('big', 1, revision('r1', { manifest: 'big' }), meta('Big')));
+      await model.apply(log.events, last(log.events));
+      const candidates = [...blobs.filter((_, i) => i % 2 === 0), ...Array.from({ length: 6_000 }, (_, i) => `other-${i}`), 'big'];
+      const found = await model.referencedBlobs(candidates);
+      expect(found.size).toBe(5_001);
+      expect(found.has('blob-9998')).toBe(true);
+      expect(found.has('blob-9999')).toBe(false);
+      expect(found.has('other-1')).toBe(false);
+    });
+
     it('hands a lease to one holder at a time and lets another take it over after expiry', async () => {
       const { model, another } = await open();
       const other = await another();

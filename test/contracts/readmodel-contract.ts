@@ -31,8 +31,12 @@ import {
 
 export type ReadModelFactory = () => Promise<{ model: ReadModel; another: () => Promise<ReadModel> }>;
 
-/** Latency bounds for listing 10,000 sites (a server adapter pays a network hop per query). */
-export type ListBudget = { readonly p50Ms: number; readonly p99Ms: number };
+/**
+ * Latency bounds for listing 10,000 sites. `cpu` measures the process's own CPU time per
+ * query, which other processes' load on the shared cores cannot inflate (right for an
+ * in-process engine); `wall` measures elapsed time (a server adapter's work is elsewhere).
+ */
+export type ListBudget = { readonly p50Ms: number; readonly p99Ms: number; readonly clock: 'cpu' | 'wall' };
 
 const Q: SiteQuery = { sort: 'date', includeHidden: false, limit: 50, offset: 0 };
 const paths = (docs: readonly SiteDoc[]): string[] => docs.map((d) => d.path);
@@ -365,27 +369,34 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       ];
       for (const q of queries) await model.listSites({ ...Q, ...q }); // warm up
       const measure = async () => {
-        const times: number[] = [];
+        const wall: number[] = [];
+        const cpu: number[] = [];
         for (let round = 0; round < 8; round++) {
           for (const q of queries) {
+            const c = process.cpuUsage();
             const t = performance.now();
             const result = await model.listSites({ ...Q, ...q });
-            times.push(performance.now() - t);
+            wall.push(performance.now() - t);
+            const used = process.cpuUsage(c);
+            cpu.push((used.user + used.system) / 1000);
             expect(result.count).toBe(result.all.length);
           }
         }
-        times.sort((a, b) => a - b);
-        return { p50: times[Math.floor(times.length * 0.5)]!, p99: times[Math.ceil(times.length * 0.99) - 1]!, n: times.length };
+        const pick = (times: number[], p: number) => [...times].sort((a, b) => a - b)[Math.ceil(times.length * p) - 1]!;
+        return { wall: { p50: pick(wall, 0.5), p99: pick(wall, 0.99) }, cpu: { p50: pick(cpu, 0.5), p99: pick(cpu, 0.99) }, n: wall.length };
       };
       expect((await model.listSites(Q)).count).toBe(9_800);
       expect((await model.listSites({ ...Q, group: 'team', tag: 't3' })).count).toBe(167);
-      // The suite shares two cores with other test files: a burst of their load is not the
-      // adapter's latency, so up to three measurements are taken and the best one must fit.
-      let best = { p50: Infinity, p99: Infinity, n: 0 };
+      // Up to three measurements, the best must fit: a burst of load (or a GC pause) is not the adapter's latency.
+      let best = { p50: Infinity, p99: Infinity };
       for (let attempt = 1; attempt <= 3; attempt++) {
         const m = await measure();
-        console.log(`${name}: listSites over 10,000 sites: p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (${m.n} queries, attempt ${attempt})`);
-        if (m.p99 < best.p99) best = m;
+        console.log(
+          `${name}: listSites over 10,000 sites (${m.n} queries): wall p50 ${m.wall.p50.toFixed(1)} ms, p99 ${m.wall.p99.toFixed(1)} ms; ` +
+            `cpu p50 ${m.cpu.p50.toFixed(1)} ms, p99 ${m.cpu.p99.toFixed(1)} ms`,
+        );
+        const chosen = m[budget.clock];
+        if (chosen.p99 < best.p99) best = chosen;
         if (best.p50 < budget.p50Ms && best.p99 < budget.p99Ms) break;
       }
       expect(best.p50).toBeLessThan(budget.p50Ms);

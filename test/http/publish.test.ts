@@ -114,7 +114,7 @@ describe('bad input changes nothing', () => {
     const both = new FormData();
     both.append('meta', JSON.stringify({ slug: 'both', title: 'x' }));
     both.append('index', new Blob(['x']), 'index.html');
-    both.append('bundle', new Blob([await makeTarGz([{ name: 'index.html', content: 'x' }])]), 'b.tgz');
+    both.append('bundle', new Blob([new Uint8Array(await makeTarGz([{ name: 'index.html', content: 'x' }]))]), 'b.tgz');
     const r1 = await fetch(`${svc.url}/ingest/sites`, { method: 'POST', headers: { Authorization: `Bearer ${admin}` }, body: both });
     expect(r1.status).toBe(400);
     const neither = new FormData();

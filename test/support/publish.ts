@@ -16,7 +16,7 @@ export async function publish(
   if (bundle.index !== undefined) form.append('index', new Blob([bundle.index], { type: 'text/html' }), 'index.html');
   else {
     const archive = bundle.archive ?? (await tarGz(bundle.files ?? {}));
-    form.append('bundle', new Blob([archive]), bundle.filename ?? 'site.tgz');
+    form.append('bundle', new Blob([new Uint8Array(archive)]), bundle.filename ?? 'site.tgz');
   }
   const res = await fetch(new URL(path, base), {
     method: 'POST',

@@ -1,0 +1,57 @@
+/**
+ * `npm run bench`: every benchmark of issue 8 in one run, printed as one Markdown table
+ * (also written to test-results/bench.md). Every figure comes with its reference measured
+ * in the same run. Quick by default (about 3 minutes on 2 cores); BENCH_FULL=1 runs the
+ * issue's full sizes. Overrides: BENCH_FILES, BENCH_MB, BENCH_VERSIONS, BENCH_SITES,
+ * BENCH_DURATION_S, BENCH_ONLY=publish,serving,listing.
+ */
+import '../support/localhost-dns.ts';
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { benchListingAndReplay } from './listing.ts';
+import { benchPublish } from './publish.ts';
+import { benchServing } from './serving.ts';
+import { markdownTable, type Row } from './table.ts';
+
+const env = process.env;
+const full = env.BENCH_FULL === '1';
+const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+const params = {
+  files: num('BENCH_FILES', full ? 5000 : 2000),
+  bytes: num('BENCH_MB', full ? 100 : 40) * 1024 * 1024,
+  versions: num('BENCH_VERSIONS', full ? 20 : 10),
+  sites: num('BENCH_SITES', 10_000),
+  // 10,000 sites: one round is 20,000 events; four rounds (with archiving and drops) 100,000.
+  rounds: num('BENCH_ROUNDS', full ? 4 : 1),
+  durationMs: num('BENCH_DURATION_S', full ? 10 : 5) * 1000,
+};
+const only = new Set((env.BENCH_ONLY ?? 'publish,serving,listing').split(','));
+const started = Date.now();
+const log = (s: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${s}\n`);
+
+function machine(): string {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown CPU';
+  return `${model}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GB RAM, Node ${process.version}, ${process.platform}`;
+}
+
+const rows: Row[] = [];
+if (only.has('publish')) rows.push(...(await benchPublish({ files: params.files, bytes: params.bytes, versions: params.versions }, log)));
+if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, durationMs: params.durationMs, warmupMs: 1000 }, log)));
+if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50) }, log)));
+
+const text = [
+  `## Benchmark (${full ? 'full' : 'quick'} run, ${new Date().toISOString().slice(0, 10)})`,
+  '',
+  `Machine: ${machine()}. Total time ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+  'The load generator runs in the benchmark process on the same 2 cores as the server it measures.',
+  '',
+  markdownTable(rows),
+  '',
+].join('\n');
+const out = resolve(import.meta.dirname, '..', '..', 'test-results');
+await mkdir(out, { recursive: true });
+await writeFile(join(out, 'bench.md'), text);
+process.stdout.write(`\n${text}`);

@@ -1,0 +1,175 @@
+/**
+ * Serving benchmark: a 2 KB HTML file and a 1 MB asset from one published site, against
+ * nginx and a plain Node static server serving the same files from a folder. Every
+ * server gets the same load from the same generator, one after the other.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { runLoad, type LoadResult } from '../support/load.ts';
+import { makeTarGz } from '../support/archives.ts';
+import { publish } from '../support/publish.ts';
+import { freePort, startService } from '../support/service.ts';
+import { fmt, prng } from './support.ts';
+import type { Row } from './table.ts';
+
+const NGINX = '/usr/sbin/nginx';
+
+export type ServingParams = { readonly connections: number; readonly durationMs: number; readonly warmupMs: number };
+
+function smallHtml(): Buffer {
+  let s = '<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body>\n';
+  for (let i = 0; s.length < 2048 - 20; i++) s += `<p>paragraph ${i}</p>\n`;
+  return Buffer.from(`${s}</body></html>\n`.padEnd(2048, ' '));
+}
+
+function asset(): Buffer {
+  const rand = prng(42);
+  const b = Buffer.allocUnsafe(1024 * 1024);
+  for (let i = 0; i < b.length; i += 4) b.writeUInt32LE((rand() * 4294967296) >>> 0, i);
+  return b;
+}
+
+async function waitReady(child: ChildProcess, port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`reference server exited with ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}/index.html`);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error('reference server did not start');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((done) => {
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
+}
+
+async function startNginx(root: string, work: string): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const prefix = join(work, 'nginx');
+  await mkdir(prefix, { recursive: true });
+  const conf = join(prefix, 'nginx.conf');
+  // One worker: the service is one Node process, so this compares one core with one core.
+  await writeFile(
+    conf,
+    `worker_processes 1;
+daemon off;
+user root;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections 1024; }
+http {
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  client_body_temp_path ${prefix}/body;
+  proxy_temp_path ${prefix}/proxy;
+  fastcgi_temp_path ${prefix}/fastcgi;
+  uwsgi_temp_path ${prefix}/uwsgi;
+  scgi_temp_path ${prefix}/scgi;
+  server { listen 127.0.0.1:${port}; root ${root}; }
+}
+`,
+  );
+  const child = spawn(NGINX, ['-c', conf, '-p', prefix], { stdio: 'ignore' });
+  await waitReady(child, port);
+  return { port, child };
+}
+
+const describe = (r: LoadResult) => `${Math.round(r.rps)} req/s, p99 ${fmt(r.p99Ms)} ms${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}`;
+
+export async function benchServing(p: ServingParams, log: (s: string) => void): Promise<Row[]> {
+  const work = await mkdtemp(join(tmpdir(), 'sites-bench-serve-'));
+  const root = join(work, 'site');
+  await mkdir(root);
+  const html = smallHtml();
+  const big = asset();
+  await writeFile(join(root, 'index.html'), html);
+  await writeFile(join(root, 'asset.bin'), big);
+  const files = [
+    { name: 'small', path: '/index.html', bytes: html.length, label: '2 KB HTML' },
+    { name: 'large', path: '/asset.bin', bytes: big.length, label: '1 MB asset' },
+  ];
+  const results: Record<string, Record<string, LoadResult | string>> = {};
+  const load = (port: number, path: string, bytes: number, hostHeader?: string) =>
+    runLoad({ host: '127.0.0.1', port, path, connections: p.connections, durationMs: p.durationMs, warmupMs: p.warmupMs, expectBytes: bytes, ...(hostHeader ? { hostHeader } : {}) });
+
+  const svc = await startService();
+  try {
+    const key = await svc.createKey(['--name', 'bench', '--admin']);
+    const archive = await makeTarGz([
+      { name: 'index.html', content: html },
+      { name: 'asset.bin', content: big },
+    ]);
+    const res = await publish(svc.url, key, { group: 'bench', slug: 'serve', title: 'Serve' }, { archive });
+    if (res.status !== 200) throw new Error(`publish for serving failed: ${res.status}`);
+    for (const f of files) {
+      log(`service: ${f.label}`);
+      (results[f.name] ??= {}).service = await load(svc.port, f.path, f.bytes, `serve.bench.localhost:${svc.port}`);
+    }
+  } finally {
+    await svc.stop();
+  }
+
+  if (existsSync(NGINX)) {
+    const nginx = await startNginx(root, work);
+    try {
+      for (const f of files) {
+        log(`nginx: ${f.label}`);
+        results[f.name]!.nginx = await load(nginx.port, f.path, f.bytes);
+      }
+    } finally {
+      await stopChild(nginx.child);
+    }
+  } else for (const f of files) results[f.name]!.nginx = 'nginx not installed';
+
+  const port = await freePort();
+  const node = spawn(process.execPath, [resolve(import.meta.dirname, 'static-server.mjs'), root, String(port)], { stdio: 'ignore' });
+  try {
+    await waitReady(node, port);
+    for (const f of files) {
+      log(`node static: ${f.label}`);
+      results[f.name]!.node = await load(port, f.path, f.bytes);
+    }
+  } finally {
+    await stopChild(node);
+  }
+  await rm(work, { recursive: true, force: true });
+
+  const rows: Row[] = [];
+  for (const f of files) {
+    const r = results[f.name]!;
+    const service = r.service as LoadResult;
+    for (const ref of ['nginx', 'node'] as const) {
+      const other = r[ref]!;
+      const refName = ref === 'nginx' ? 'nginx (1 worker)' : 'Node http + createReadStream';
+      if (typeof other === 'string') {
+        rows.push({ section: 'Serving', what: `${f.label} vs ${refName}`, value: describe(service), reference: other });
+        continue;
+      }
+      const ratio = service.rps / other.rps;
+      rows.push({
+        section: 'Serving',
+        what: `${f.label}, ${p.connections} conns vs ${refName}`,
+        value: describe(service),
+        reference: describe(other),
+        ratio,
+        ...(ref === 'nginx' && f.name === 'small' ? { target: '≥ 0.60× nginx', ok: ratio >= 0.6 } : {}),
+      });
+    }
+  }
+  return rows;
+}

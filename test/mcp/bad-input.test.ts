@@ -178,6 +178,18 @@ describe('MCP connector: bad input is refused as the OAuth and MCP specs say, an
     expect(after.find((c: { id: string }) => c.id === id)).toBeUndefined();
   });
 
+  it('connections, codes and tokens survive a restart (they are events, not memory)', async () => {
+    const t = await connect(svc);
+    const { body: client } = await register(svc);
+    const { authorizationUrl, codeVerifier } = await authorization(svc, client.client_id!);
+    const code = (await approve(svc.url, authorizationUrl)).searchParams.get('code')!;
+    await svc.restart();
+    expect((await rawMcp(svc.url, t.access)).status).toBe(200);
+    const redeemed = await tokenRequest(svc.url, { grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: REDIRECT, client_id: client.client_id! });
+    expect(redeemed.status).toBe(200);
+    expect((await tokenRequest(svc.url, { grant_type: 'refresh_token', refresh_token: t.refresh, client_id: t.clientId })).status).toBe(200);
+  }, 30_000);
+
   it('files with unsafe paths, over the size or entry limits → isError, and nothing is stored or published', async () => {
     const t = await connect(svc, ['publish']);
     const provider = new TestProvider(REDIRECT);

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startService } from '../support/service.ts';
 import { seed } from './seed.ts';
-import { SHOTS, chromiumAvailable, eventually, getFromSite, launch, page as html, publish, userContext, watchErrors } from './support.ts';
+import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
+import { SHOTS, chromiumAvailable, eventually, getFromSite, launch, newContext, page as html, publish, watchErrors } from './support.ts';
 
 type Service = Awaited<ReturnType<typeof startService>>;
 
@@ -22,22 +23,25 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
   const served = async (path: string) => getFromSite(svc.url, path, svc.port);
   const dialog = () => page.locator('dialog[open]');
 
+  let portal: AuthProxy; // the portal as the admin sees it, through a forward-auth proxy
+
   beforeAll(async () => {
     [svc, browser] = await Promise.all([startService(), launch()]);
-    await seed(svc.url, await svc.createKey(['--name', 'seed', '--admin']));
-    ctx = await userContext(browser, 'admin');
-    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
+    [portal] = await Promise.all([startAuthProxy(svc.url, 'admin'), seed(svc.url, await svc.createKey(['--name', 'seed', '--admin']))]);
+    ctx = await newContext(browser);
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: portal.url });
     page = await ctx.newPage();
     errors = watchErrors(page);
   });
   afterAll(async () => {
     await browser?.close();
+    await portal?.close();
     await svc?.stop();
   });
 
   test('rolls back to a chosen revision after confirming, and the served site changes', async () => {
     expect((await served('docs/guide')).body).toContain('Version 3 of the guide');
-    await page.goto(`${svc.url}/sites/docs/guide`);
+    await page.goto(`${portal.url}/sites/docs/guide`);
     const select = page.getByLabel('Revision');
     await page.locator('.file-tree button.file').first().waitFor();
     const v2 = (await select.locator('option').nth(1).getAttribute('value'))!;
@@ -63,7 +67,7 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
   });
 
   test('the History tab lists who did what, and arrow keys move between tabs', async () => {
-    await page.goto(`${svc.url}/sites/docs/guide`);
+    await page.goto(`${portal.url}/sites/docs/guide`);
     const files = page.getByRole('tab', { name: 'Files' });
     await files.focus();
     await page.keyboard.press('ArrowRight');
@@ -77,7 +81,7 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
   });
 
   test('uploads a new version by drag and drop with a progress bar', async () => {
-    await page.goto(`${svc.url}/sites/upload-me`);
+    await page.goto(`${portal.url}/sites/upload-me`);
     await page.getByRole('button', { name: 'Upload new version' }).click();
     const content = html('Upload Target', 'Uploaded via the portal');
     // a real drop event carrying a File, as the OS would deliver it
@@ -99,18 +103,18 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
   });
 
   test('edits metadata', async () => {
-    await page.goto(`${svc.url}/sites/upload-me`);
+    await page.goto(`${portal.url}/sites/upload-me`);
     await page.getByRole('button', { name: 'Edit metadata' }).click();
     await dialog().getByLabel('Title').fill('Renamed by the portal');
     await dialog().getByLabel('Tags (comma-separated)').fill('one, two');
     await dialog().getByRole('button', { name: 'Save' }).click();
     await eventually(() => page.locator('h1').textContent()).toContain('Renamed by the portal');
-    const site = await (await ctx.request.get(`${svc.url}/api/sites/upload-me`)).json();
+    const site = await (await ctx.request.get(`${portal.url}/api/sites/upload-me`)).json();
     expect(site).toMatchObject({ title: 'Renamed by the portal', tags: ['one', 'two'] });
   });
 
   test('creates a key in the UI, uses it on the ingest API, revokes it, and it is refused', async () => {
-    await page.goto(`${svc.url}/keys`);
+    await page.goto(`${portal.url}/keys`);
     await page.locator('.keys-table tr', { hasText: 'seed' }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('ci-docs');
     await page.getByLabel('Applies to').selectOption('group');
@@ -149,13 +153,13 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
   });
 
   test('unpublishes to the Trash, restores, and purges only after the path is typed', async () => {
-    await page.goto(`${svc.url}/sites/old-news`);
+    await page.goto(`${portal.url}/sites/old-news`);
     await page.getByRole('button', { name: 'Unpublish' }).click();
     await dialog().getByRole('button', { name: 'Unpublish' }).click();
-    await page.waitForURL(`${svc.url}/`);
+    await page.waitForURL(`${portal.url}/`);
     expect((await served('old-news')).status).toBe(404);
 
-    await page.goto(`${svc.url}/trash`);
+    await page.goto(`${portal.url}/trash`);
     const rows = page.locator('.trash-table tbody tr');
     await eventually(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-path')).sort())).toEqual(['junk', 'old-news']);
     await page.getByRole('button', { name: 'Restore old-news' }).click();
@@ -171,9 +175,9 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     await dialog().getByLabel(/Type .* to confirm/).fill('junk');
     await purge.click();
     await eventually(() => page.locator('.trash-body').textContent()).toContain('The trash is empty.');
-    const trash = await (await ctx.request.get(`${svc.url}/api/sites/deleted`)).json();
+    const trash = await (await ctx.request.get(`${portal.url}/api/sites/deleted`)).json();
     expect(trash.count).toBe(0);
-    expect((await ctx.request.get(`${svc.url}/api/sites/junk`)).status()).toBe(404);
+    expect((await ctx.request.get(`${portal.url}/api/sites/junk`)).status()).toBe(404);
   });
 
   test('the admin pages logged no console errors', () => {

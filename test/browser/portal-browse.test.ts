@@ -10,7 +10,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import JSZip from 'jszip';
 import { startService } from '../support/service.ts';
 import { CSS, GUIDE_V, VISIBLE, seed } from './seed.ts';
-import { PNG_1x1, SHOTS, chromiumAvailable, eventually, launch, userContext, watchErrors } from './support.ts';
+import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
+import { PNG_1x1, SHOTS, chromiumAvailable, eventually, launch, newContext, watchErrors } from './support.ts';
 
 type Service = Awaited<ReturnType<typeof startService>>;
 
@@ -20,16 +21,26 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
   let admin: BrowserContext;
   let page: Page;
   let errors: string[];
+  // the portal as each user sees it, through a forward-auth proxy (see auth-proxy.ts)
+  let asAdmin: AuthProxy;
+  let asViewer: AuthProxy;
+  let signedOut: AuthProxy;
 
   beforeAll(async () => {
     [svc, browser] = await Promise.all([startService(), launch()]);
-    await seed(svc.url, await svc.createKey(['--name', 'seed', '--admin']));
-    admin = await userContext(browser, 'admin');
+    [asAdmin, asViewer, signedOut] = await Promise.all([
+      startAuthProxy(svc.url, 'admin'),
+      startAuthProxy(svc.url, 'vera'),
+      startAuthProxy(svc.url, undefined),
+      seed(svc.url, await svc.createKey(['--name', 'seed', '--admin'])),
+    ]);
+    admin = await newContext(browser);
     page = await admin.newPage();
     errors = watchErrors(page);
   });
   afterAll(async () => {
     await browser?.close();
+    await Promise.all([asAdmin?.close(), asViewer?.close(), signedOut?.close()]);
     await svc?.stop();
   });
 
@@ -37,7 +48,7 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
   const summary = () => page.locator('.summary');
 
   test('lists every site as a card, pages through them, marks hidden ones for admins', async () => {
-    await page.goto(svc.url);
+    await page.goto(asAdmin.url);
     await eventually(() => summary().textContent()).toContain(`${VISIBLE + 1} sites`);
     expect(await cards().count()).toBe(48);
     await eventually(() => page.locator('.pager span').textContent()).toBe('Page 1 of 2');
@@ -56,14 +67,14 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await cards().count()).toBe(VISIBLE + 1 - 48);
     expect(page.url()).toContain('page=2');
 
-    await page.goto(`${svc.url}/?q=secret`);
+    await page.goto(`${asAdmin.url}/?q=secret`);
     const secret = page.locator('.card', { hasText: 'Secret Plans' });
     await secret.waitFor();
     expect(await secret.locator('.hidden-badge').textContent()).toBe('Hidden');
   });
 
   test('searches as you type, filters by tag and group, sorts, switches to the table view', async () => {
-    await page.goto(svc.url);
+    await page.goto(asAdmin.url);
     await summary().filter({ hasText: 'sites' }).waitFor();
     await page.getByLabel('Search', { exact: true }).pressSequentially('refer', { delay: 40 });
     await eventually(() => cards().count()).toBe(1);
@@ -85,7 +96,7 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     await page.locator('.breadcrumbs a', { hasText: 'All sites' }).click();
     await eventually(() => summary().textContent()).toContain(`${VISIBLE + 1} sites`);
 
-    await page.goto(`${svc.url}/?group=bulk`);
+    await page.goto(`${asAdmin.url}/?group=bulk`);
     await eventually(() => cards().first().locator('h3').textContent()).toContain('Bulk site 51');
     await page.getByLabel('Sort', { exact: true }).selectOption('title');
     await eventually(() => cards().first().locator('h3').textContent()).toContain('Bulk site 00');
@@ -96,7 +107,7 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
   });
 
   test('opens a site, browses its files, switches revisions, downloads a file and a zip', async () => {
-    await page.goto(`${svc.url}/?q=guide`);
+    await page.goto(`${asAdmin.url}/?q=guide`);
     await page.locator('.card h3 a', { hasText: 'Docs Guide' }).click();
     await page.waitForURL(/\/sites\/docs\/guide/);
     expect(await page.locator('h1').textContent()).toContain('Docs Guide');
@@ -108,10 +119,13 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await tree.locator('button.file', { hasText: 'old.txt' }).count()).toBe(0);
     await tree.locator('button.file', { hasText: 'index.html' }).click();
     await eventually(() => page.locator('pre.code').textContent()).toContain('Version 3 of the guide');
+    // directories fold and unfold
+    const logo = tree.locator('button.file', { hasText: 'logo.png' });
     await tree.locator('summary', { hasText: 'img/' }).click();
-    await tree.locator('button.file', { hasText: 'logo.png' }).click();
+    expect(await logo.isVisible()).toBe(false);
+    await tree.locator('summary', { hasText: 'img/' }).click();
+    await logo.click();
     await eventually(() => page.locator('.image-preview img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
-    await tree.locator('summary', { hasText: 'css/' }).click();
     await tree.locator('button.file', { hasText: 'style.css' }).click();
     await eventually(() => page.locator('pre.code').textContent()).toBe(CSS);
     await page.screenshot({ path: join(SHOTS, 'portal-site-files.png'), fullPage: true });
@@ -141,16 +155,16 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
   });
 
   test('a Viewer sees no admin controls, and the API refuses admin calls anyway', async () => {
-    const viewer = await userContext(browser, 'vera');
+    const viewer = await newContext(browser);
     const vp = await viewer.newPage();
-    await vp.goto(svc.url);
+    await vp.goto(asViewer.url);
     await eventually(() => vp.locator('.summary').textContent()).toContain(`${VISIBLE} sites`);
     expect(await vp.locator('.whoami').textContent()).toContain('Viewer');
     expect(await vp.getByRole('button', { name: 'Publish a site' }).count()).toBe(0);
     expect(await vp.locator('nav[aria-label=Main] a').allTextContents()).toEqual(['Sites']);
     expect(await vp.locator('.hidden-badge').count()).toBe(0);
 
-    await vp.goto(`${svc.url}/sites/docs/guide`);
+    await vp.goto(`${asViewer.url}/sites/docs/guide`);
     await vp.locator('.file-tree button.file').first().waitFor();
     expect(await vp.locator('.actions[aria-label="Admin actions"]').count()).toBe(0);
     expect(await vp.getByRole('tab').allTextContents()).toEqual(['Files']);
@@ -159,9 +173,9 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await vp.getByRole('button', { name: 'Make this revision live' }).isVisible()).toBe(false);
 
     // hidden sites stay admin-only, even by URL; keys and trash are refused
-    await vp.goto(`${svc.url}/sites/secret`);
+    await vp.goto(`${asViewer.url}/sites/secret`);
     await eventually(() => vp.locator('[role=alert]').textContent()).toContain('Not found');
-    await vp.goto(`${svc.url}/keys`);
+    await vp.goto(`${asViewer.url}/keys`);
     await eventually(() => vp.locator('[role=alert]').textContent()).toContain('not allowed');
     for (const [method, path] of [
       ['POST', '/api/sites/docs/guide/rollback'],
@@ -170,7 +184,7 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
       ['GET', '/api/sites/deleted'],
       ['GET', '/api/sites/docs/guide/events'],
     ] as const) {
-      const res = await viewer.request.fetch(`${svc.url}${path}`, { method, data: method === 'POST' ? {} : undefined });
+      const res = await viewer.request.fetch(`${asViewer.url}${path}`, { method, data: method === 'POST' ? {} : undefined });
       expect(res.status(), `${method} ${path}`).toBe(403);
       expect((await res.json()).code).toBe('forbidden');
     }
@@ -178,14 +192,14 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
   });
 
   test('fits a 390-px phone screen', async () => {
-    const phone = await userContext(browser, 'admin', { width: 390, height: 844 });
+    const phone = await newContext(browser, { width: 390, height: 844 });
     const pp = await phone.newPage();
     const phoneErrors = watchErrors(pp);
-    await pp.goto(svc.url);
+    await pp.goto(asAdmin.url);
     await pp.locator('.card').first().waitFor();
     await pp.screenshot({ path: join(SHOTS, 'portal-phone-list.png') });
     expect(await pp.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await pp.goto(`${svc.url}/sites/docs/guide?file=index.html`);
+    await pp.goto(`${asAdmin.url}/sites/docs/guide?file=index.html`);
     await pp.locator('pre.code').waitFor();
     await pp.screenshot({ path: join(SHOTS, 'portal-phone-site.png'), fullPage: true });
     expect(await pp.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -194,17 +208,17 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
   });
 
   test('says in words when not signed in or when the network is down', async () => {
-    const anon = await userContext(browser, undefined);
+    const anon = await newContext(browser);
     const ap = await anon.newPage();
-    await ap.goto(svc.url);
+    await ap.goto(signedOut.url);
     await eventually(() => ap.locator('h1').textContent()).toBe('Not signed in');
     expect(await ap.locator('[role=alert]').textContent()).toContain('You are not signed in');
     await anon.close();
 
-    const down = await userContext(browser, 'admin');
+    const down = await newContext(browser);
     const dp = await down.newPage();
     await dp.route('**/api/sites?*', (route) => route.abort('internetdisconnected'));
-    await dp.goto(svc.url);
+    await dp.goto(asAdmin.url);
     await eventually(() => dp.locator('.results [role=alert]').textContent()).toContain('could not be reached');
     await dp.unroute('**/api/sites?*');
     await dp.getByRole('button', { name: 'Retry' }).click();

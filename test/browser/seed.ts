@@ -1,7 +1,7 @@
 /** The data both browser suites start from, published through the real ingest API. */
 import { PNG_1x1, page, publishOk, type SeedSite } from './support.ts';
 
-export const GUIDE_V = (n: number) => page('Docs Guide', `Version ${n} of the guide`);
+export const GUIDE_V = (n: number) => page('Docs Guide', `Version ${n} of the guide`, '<link rel="stylesheet" href="css/style.css">');
 export const CSS = 'body { font-family: sans-serif; color: #234; }\n';
 const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#e4572e"/></svg>';
 

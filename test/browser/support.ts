@@ -32,13 +32,9 @@ export async function launch(): Promise<Browser> {
   });
 }
 
-/** A browser context acting as a forward-auth user (the header a trusted proxy would set). */
-export async function userContext(browser: Browser, user: string | undefined, viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
-  return browser.newContext({
-    viewport,
-    acceptDownloads: true,
-    extraHTTPHeaders: user ? { 'Remote-User': user } : {},
-  });
+/** A fresh browser context; who it is signed in as depends on the auth proxy it browses through. */
+export async function newContext(browser: Browser, viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
+  return browser.newContext({ viewport, acceptDownloads: true });
 }
 
 /** Records console errors and uncaught exceptions of a page, so a test can assert there were none. */
@@ -107,7 +103,7 @@ export function getFromSite(apex: string, path: string, port: number, urlPath = 
 
 /** A page of HTML whose heading names the site and version: easy to recognise in the preview and on the host. */
 export function page(title: string, body: string, head = ''): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}<link rel="stylesheet" href="css/style.css"></head><body><h1>${title}</h1><p>${body}</p></body></html>`;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}</head><body><h1>${title}</h1><p>${body}</p></body></html>`;
 }
 
 /** A 1×1 PNG (a real image for the preview and the bytes check). */

@@ -1,5 +1,5 @@
 /** API Keys (admins): list with grants, expiry and last use; create with a grants editor; revoke. */
-import { api, describeError } from '../api.ts';
+import { api, ApiError, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { formatTime } from '../format.ts';
@@ -147,6 +147,8 @@ export async function renderKeys(ctx: ViewContext): Promise<void> {
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;
       replace(list, h('p', { class: 'state error', role: 'alert' }, describeError(err)));
+      // not signed in or not an admin: the create form would only fail too
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) form.remove();
     }
   }
 

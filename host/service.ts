@@ -122,14 +122,9 @@ export async function apexApp(service: Service): Promise<Koa> {
     ctx.body = { ok: true };
   });
   if (service.config.mcp.enabled) {
-    try {
-      // The connector lives in mcp/sites; loaded lazily so the service starts without it when disabled.
-      const modulePath = '../mcp/sites/index.ts';
-      const mcp = (await import(modulePath)) as { mountMcp(router: Router, api: ApiContext): void };
-      mcp.mountMcp(router, service.api);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    }
+    // Loaded only when enabled, so a disabled connector costs nothing at start-up.
+    const { mountMcp } = await import('../mcp/sites/index.ts');
+    mountMcp(router, service.api);
   }
   for (const r of [ingestRouter(service.api), keysRouter(service.api), managementRouter(service.api), router]) {
     app.use(r.routes());

@@ -1,6 +1,6 @@
 import { collectAll } from '../../domain/commands/gc.ts';
 import { ConfigError, loadConfig } from '../config.ts';
-import { createService, startHttp, startQuarantineJob, type Service } from '../service.ts';
+import { createService, startHttp, startQuarantineJob } from '../service.ts';
 import { keysCli } from './keys.ts';
 import { publishCli } from './publish.ts';
 import { only, parseArgs, UsageError } from './args.ts';
@@ -30,8 +30,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'publish':
         return await publishCli(rest);
       case 'mcp': {
-        const modulePath = './mcp.ts';
-        const mcp = (await import(modulePath)) as { runMcpCli(argv: string[], service: Service): Promise<number> };
+        const mcp = await import('./mcp.ts');
         const service = await openShort();
         try {
           return await mcp.runMcpCli(rest, service);
@@ -96,8 +95,10 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', stop);
   });
   stopJob();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Open event streams (MCP SSE) would keep close() waiting forever: drop connections first.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
+  await closed;
   await service.close();
   return 0;
 }

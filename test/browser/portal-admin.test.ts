@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startService } from '../support/service.ts';
 import { seed } from './seed.ts';
 import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
-import { SHOTS, chromiumAvailable, eventually, getFromSite, launch, newContext, page as html, publish, watchErrors } from './support.ts';
+import { SHOTS, chromiumAvailable, eventually, getFromSite, launch, newContext, page as html, publish, watchErrors, zipOf } from './support.ts';
 
 type Service = Awaited<ReturnType<typeof startService>>;
 
@@ -100,6 +100,20 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     await eventually(() => dialog().count()).toBe(0);
     expect(await page.evaluate(() => (window as any).__progress)).toContain(100);
     expect((await served('upload-me')).body).toBe(content);
+  });
+
+  test('publishes a new site from the list page, choosing the file with the file picker', async () => {
+    await page.goto(portal.url);
+    await page.getByRole('button', { name: 'Publish a site' }).click();
+    await dialog().getByLabel(/^Group/).fill('docs');
+    await dialog().getByLabel('Slug').fill('fresh');
+    await dialog().getByLabel('Title').fill('Fresh Site');
+    const zip = await zipOf({ 'site/index.html': html('Fresh Site', 'brand new'), 'site/a.txt': 'a' });
+    await page.locator('#upload-file').setInputFiles({ name: 'fresh.zip', mimeType: 'application/zip', buffer: zip });
+    await dialog().getByRole('button', { name: 'Publish' }).click();
+    await page.waitForURL(`${portal.url}/sites/docs/fresh`);
+    await eventually(() => page.locator('h1').textContent()).toContain('Fresh Site');
+    expect((await served('docs/fresh')).body).toBe(html('Fresh Site', 'brand new'));
   });
 
   test('edits metadata', async () => {

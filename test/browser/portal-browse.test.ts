@@ -67,6 +67,17 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await cards().count()).toBe(VISIBLE + 1 - 48);
     expect(page.url()).toContain('page=2');
 
+    // keyboard: from the search field, Tab reaches the first card's link and Enter opens it
+    await page.goto(asAdmin.url);
+    await page.getByLabel('Search', { exact: true }).focus();
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      if (await page.evaluate(() => document.activeElement?.matches('.card h3 a') ?? false)) break;
+    }
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Docs Guide');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/sites\/docs\/guide$/);
+
     await page.goto(`${asAdmin.url}/?q=secret`);
     const secret = page.locator('.card', { hasText: 'Secret Plans' });
     await secret.waitFor();

@@ -25,7 +25,7 @@ function fillThumb(el: HTMLElement): void {
   if (preview) {
     el.append(h('img', { src: preview, alt: '', loading: 'lazy', decoding: 'async' }));
   } else if (url) {
-    // A scaled live view: rendered at 4x the card width, shrunk, inert and sandboxed (no same-origin, no forms, no popups).
+    // A scaled live view: rendered at 3x the card width, shrunk, inert and sandboxed (no same-origin, no forms, no popups).
     el.append(
       h('iframe', {
         src: url,
@@ -49,7 +49,8 @@ function thumb(site: Site): HTMLElement {
 }
 
 export function favicon(site: Site): HTMLElement | null {
-  if (!site.has_favicon) return h('span', { class: 'favicon placeholder', 'aria-hidden': 'true' });
+  // no favicon: the title's first letter, so rows still line up and nothing looks broken
+  if (!site.has_favicon) return h('span', { class: 'favicon letter', 'aria-hidden': 'true' }, (site.title.trim()[0] ?? '?').toUpperCase());
   return h('img', { class: 'favicon', src: api.faviconUrl(sitePath(site)), alt: '', width: 16, height: 16, loading: 'lazy' });
 }
 

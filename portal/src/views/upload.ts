@@ -47,7 +47,7 @@ export async function openUploadDialog(opts: UploadOptions): Promise<void> {
     opts.mode === 'new'
       ? [
           field('upload-group', 'Group (optional, e.g. docs or team/docs)', { value: opts.defaultGroup ?? '', spellcheck: 'false' }),
-          field('upload-slug', 'Slug', { required: true, spellcheck: 'false', pattern: '[a-z0-9]([a-z0-9-]*[a-z0-9])?' }),
+          field('upload-slug', 'Slug', { required: true, spellcheck: 'false', pattern: '[a-z0-9]([a-z0-9\\-]*[a-z0-9])?' }),
           field('upload-title', 'Title', { required: true }),
         ]
       : [];

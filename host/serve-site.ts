@@ -5,6 +5,7 @@ import type { Manifest, ManifestEntry } from '../domain/manifest.ts';
 import type { ManifestCache } from '../domain/manifest-cache.ts';
 import { fullPath, type SiteAddress } from '../domain/paths.ts';
 import type { BlobStore } from '../domain/ports.ts';
+import type { SiteDoc } from '../projections/documents.ts';
 import type { ReadModel } from '../projections/read-model.ts';
 
 export type SiteServerDeps = { readModel: ReadModel; blobs: BlobStore; manifests: ManifestCache };
@@ -90,6 +91,54 @@ async function readAll(blobs: BlobStore, hash: string): Promise<Buffer | undefin
   return blobs.getBytes(hash);
 }
 
+/**
+ * Small files by hash, served from memory: opening a file per request costs more than
+ * the bytes. Content-addressed, so an entry is never stale.
+ */
+const RAW_MAX = 64 * 1024;
+const rawCache = new Map<string, Buffer>();
+let rawBytes = 0;
+const RAW_BUDGET = 32 * 1024 * 1024;
+
+async function smallBody(blobs: BlobStore, entry: ManifestEntry): Promise<Buffer | undefined> {
+  const hit = rawCache.get(entry.hash);
+  if (hit) return hit;
+  const body = await readAll(blobs, entry.hash);
+  if (!body) return undefined;
+  rawCache.set(entry.hash, body);
+  rawBytes += body.length;
+  for (const [k, v] of rawCache) {
+    if (rawBytes <= RAW_BUDGET) break;
+    rawCache.delete(k);
+    rawBytes -= v.length;
+  }
+  return body;
+}
+
+/**
+ * Site documents by path, each tagged with the read model's checkpoint it was read at.
+ * The checkpoint is one indexed row, far cheaper than loading and parsing the site
+ * document; any applied event moves it, so a publish that has returned (its events are
+ * projected) is never answered from an older document, whichever instance projected it.
+ */
+type CachedSite = { readonly checkpoint: string | undefined; readonly site: SiteDoc | undefined };
+const siteCache = new Map<string, CachedSite>();
+const SITE_CACHE_MAX = 10_000;
+
+async function liveSite(readModel: ReadModel, path: string): Promise<SiteDoc | undefined> {
+  const checkpoint = await readModel.checkpoint();
+  const hit = siteCache.get(path);
+  if (hit && hit.checkpoint === checkpoint) return hit.site;
+  const site = await readModel.getSite(path);
+  // Keep it only if nothing was applied while reading (the document may be newer than `checkpoint`, never older).
+  if ((await readModel.checkpoint()) === checkpoint) {
+    siteCache.delete(path);
+    siteCache.set(path, { checkpoint, site });
+    if (siteCache.size > SITE_CACHE_MAX) siteCache.delete(siteCache.keys().next().value!);
+  }
+  return site;
+}
+
 /** Serves one request on a site host from the live revision. */
 export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -97,7 +146,7 @@ export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req:
     res.end('method not allowed\n');
     return;
   }
-  const site = await deps.readModel.getSite(fullPath(address));
+  const site = await liveSite(deps.readModel, fullPath(address));
   // Hidden sites are served (hidden means unlisted); quarantined sites are offline.
   const manifest = site && site.status === 'live' ? await deps.manifests.get(site.live.manifest) : undefined;
   if (!manifest) return plain(res, 404, 'site not found\n');
@@ -176,6 +225,12 @@ async function sendEntry(blobs: BlobStore, entry: ManifestEntry, status: number,
   }
   res.setHeader('Content-Length', entry.size);
   if (req.method === 'HEAD') return void res.end();
+  if (entry.size <= RAW_MAX) {
+    const body = await smallBody(blobs, entry);
+    if (!body) return plain(res, 500, 'file missing from the store\n');
+    res.end(body);
+    return;
+  }
   const stream = await blobs.get(entry.hash);
   if (!stream) return plain(res, 500, 'file missing from the store\n');
   await pipeline(stream, res).catch(() => res.destroy());

@@ -52,7 +52,18 @@ export function parseDuration(value: string, name: string): number {
 }
 
 export function parseCidr(value: string, name: string): Cidr {
-  const [addr, prefixText] = value.trim().split('/');
+  const parts = value.trim().split('/');
+  if (parts.length > 2) throw new ConfigError(`${name}: ${JSON.stringify(value)} is not an IP address or CIDR`);
+  let [addr, prefixText] = parts as [string, string | undefined];
+  // An IPv4-mapped IPv6 entry (::ffff:10.0.0.1) means that IPv4 address: peers are compared as IPv4.
+  if (/^::ffff:/i.test(addr) && isIP(addr.slice(7)) === 4) {
+    addr = addr.slice(7);
+    if (prefixText !== undefined) {
+      const p = Number(prefixText);
+      if (!/^\d+$/.test(prefixText) || p < 96 || p > 128) throw new ConfigError(`${name}: bad prefix length in ${JSON.stringify(value)}`);
+      prefixText = String(p - 96);
+    }
+  }
   const family = isIP(addr ?? '');
   if (family === 0) throw new ConfigError(`${name}: ${JSON.stringify(value)} is not an IP address or CIDR`);
   const width = family === 4 ? 32 : 128;

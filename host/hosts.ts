@@ -13,7 +13,8 @@ export function classifyHost(rawHost: string | undefined, apexes: readonly strin
   let host = rawHost.trim().toLowerCase();
   if (host.startsWith('[')) return { kind: 'unknown' }; // IPv6 literal: never a site
   host = host.replace(/:\d+$/, '').replace(/\.$/, '');
-  for (const apex of apexes) {
+  // Longest apex first: an alias nested under the base (sites.example.com under example.com) wins.
+  for (const apex of [...apexes].sort((a, b) => b.length - a.length)) {
     if (host === apex) return { kind: 'apex' };
     if (host.endsWith(`.${apex}`)) {
       const address = addressFromHostLabels(host.slice(0, -apex.length - 1));

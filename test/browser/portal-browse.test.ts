@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import JSZip from 'jszip';
 import { startService } from '../support/service.ts';
-import { CSS, GUIDE_V, VISIBLE, seed } from './seed.ts';
+import { CSS, GUIDE_V, PREVIEW, VISIBLE, seed } from './seed.ts';
 import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
 import { PNG_1x1, SHOTS, chromiumAvailable, eventually, launch, newContext, watchErrors } from './support.ts';
 
@@ -60,6 +60,16 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     // thumbnails: a live, sandboxed, inert iframe of the site once visible
     const thumb = page.frameLocator('.card[data-path="docs/guide"] iframe');
     await eventually(() => thumb.locator('h1').textContent({ timeout: 10_000 })).toBe('Docs Guide');
+    expect(await page.locator('.card[data-path="docs/guide"] iframe').getAttribute('sandbox')).toBe('allow-scripts');
+    // lazy: a card far below the fold has no thumbnail until it is scrolled into view
+    const lastCard = cards().nth(47);
+    expect(await lastCard.locator('.thumb > *').count()).toBe(0);
+    await lastCard.scrollIntoViewIfNeeded();
+    await eventually(() => lastCard.locator('.thumb iframe').count()).toBe(1);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    // a site with a `preview` image shows that image, not an iframe
+    await eventually(() => page.locator('.card[data-path="docs/api"] .thumb img').getAttribute('src')).toBe(PREVIEW);
+    expect(await page.locator('.card[data-path="docs/api"] .thumb iframe').count()).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'portal-list.png') });
 
     await page.getByRole('button', { name: 'Next →' }).click();

@@ -13,6 +13,9 @@ export function guide(n: 1 | 2 | 3): SeedSite {
   return { group: 'docs', slug: 'guide', title: 'Docs Guide', description: 'How to use the docs', date: '2026-03-01', tags: ['docs', 'manual'], files };
 }
 
+/** A preview image URL: the card shows it instead of a live iframe. */
+export const PREVIEW = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 100"><rect width="160" height="100" fill="#2457d6"/><text x="80" y="58" font-size="20" text-anchor="middle" fill="#fff">API</text></svg>')}`;
+
 export const BULK = 52;
 export const bulkDate = (i: number) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10);
 
@@ -22,7 +25,7 @@ export const VISIBLE = 6 + BULK;
 export async function seed(base: string, token: string): Promise<void> {
   for (const n of [1, 2, 3] as const) await publishOk(base, token, guide(n));
   const singles: SeedSite[] = [
-    { group: 'docs', slug: 'api', title: 'API Reference', date: '2026-02-01', tags: ['docs', 'api'], files: { 'index.html': page('API Reference', 'Endpoints') } },
+    { group: 'docs', slug: 'api', title: 'API Reference', date: '2026-02-01', tags: ['docs', 'api'], preview: PREVIEW, files: { 'index.html': page('API Reference', 'Endpoints') } },
     {
       group: '',
       slug: 'blog',

@@ -14,6 +14,32 @@ import type { ApiContext } from './context.ts';
 const MAX_META_BYTES = 64 * 1024;
 
 /**
+ * Slow-client guard: while the body is being received, at least `minBytesPerSecond` must
+ * arrive on average over every window of `windowMs`, or the upload is aborted with 408.
+ * A trickle (slow-loris style, e.g. 1 KB/s) would otherwise hold a publish, its temp
+ * files and a socket for the 10-minute request timeout. Windows in which the server
+ * itself is not reading (backpressure: the archive reader or the store is busy) do not
+ * count against the client. Defaults: 30 s windows, 10 KiB/s (a 100 kbit/s link passes);
+ * `SITES_UPLOAD_STALL_WINDOW_MS` and `SITES_UPLOAD_MIN_BYTES_PER_S` override them (tests).
+ */
+export function uploadPace(env: NodeJS.ProcessEnv = process.env): { windowMs: number; minBytesPerSecond: number } {
+  const positive = (name: string, fallback: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    return Number.isFinite(n) && n >= 0 ? n : fallback;
+  };
+  return { windowMs: positive('SITES_UPLOAD_STALL_WINDOW_MS', 30_000), minBytesPerSecond: positive('SITES_UPLOAD_MIN_BYTES_PER_S', 10 * 1024) };
+}
+
+const pace = uploadPace();
+
+/** A 408 the error middleware passes through with its message (http-errors shape). */
+function uploadTooSlow(): Error {
+  return Object.assign(new Error(`the upload was too slow (under ${pace.minBytesPerSecond} bytes/s over ${pace.windowMs / 1000} s); aborted`), { status: 408, expose: true });
+}
+
+/**
  * Streams a publish request (`meta` + exactly one of `bundle` / `index`) into the
  * publish pipeline. The body is never buffered: the archive is read entry by entry as it
  * arrives; only when `bundle` precedes `meta` is it spooled to a temp file first, because
@@ -49,7 +75,23 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
   bodyParsed.catch(() => undefined);
 
   return new Promise<PublishOutcome>((resolve, reject) => {
+    let windowStart = received;
+    const paceTimer =
+      pace.windowMs > 0 && pace.minBytesPerSecond > 0
+        ? setInterval(() => {
+            const arrived = received - windowStart;
+            windowStart = received;
+            // Paused means we stopped reading (backpressure): not the client's fault.
+            if (ctx.req.readableFlowing === false || ctx.req.readableEnded) return;
+            if (arrived < (pace.minBytesPerSecond * pace.windowMs) / 1000) fail(uploadTooSlow());
+          }, pace.windowMs)
+        : undefined;
+    void bodyParsed.then(
+      () => clearInterval(paceTimer),
+      () => clearInterval(paceTimer),
+    );
     let target: PublishTarget | undefined;
+    let part: Readable | undefined;
     let work: Promise<PublishOutcome> | undefined;
     let spoolDir: string | undefined;
     let spooled: { field: string; path: string; done: Promise<void> } | undefined;
@@ -57,7 +99,11 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
+      clearInterval(paceTimer);
       bodyFailed(err);
+      // A publish still reading the part would wait forever for bytes that no longer come.
+      if (part && !part.readableEnded) part.destroy(err instanceof Error ? err : new Error(String(err)));
+      if ((err as { status?: number }).status === 408) ctx.res.once('finish', () => ctx.req.socket.destroy());
       ctx.req.unpipe(counter);
       counter.unpipe(bb);
       ctx.req.resume(); // drain what the client still sends so it reads our error
@@ -107,6 +153,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
         stream.resume();
         return;
       }
+      part = stream;
       stream.on('limit', () => stream.destroy(new TooLargeError(`the upload is larger than ${limit} bytes`)));
       void info;
       if (target) return start(name, stream);
@@ -138,6 +185,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
         (outcome) => {
           if (settled) return;
           settled = true;
+          clearInterval(paceTimer);
           cleanup().finally(() => resolve(outcome));
         },
         fail,

@@ -77,7 +77,10 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     const rolled = page.locator('.history-table tr[data-type=SiteRolledBack]');
     expect(await rolled.locator('td').nth(2).textContent()).toContain('admin');
     expect(await page.locator('.history-table tr[data-type=SitePublished]').count()).toBe(3);
-    expect(await page.locator('.history-table tr[data-type=SitePublished]').first().locator('td').nth(2).textContent()).toContain('seed');
+    const published = page.locator('.history-table tr[data-type=SitePublished]');
+    expect(await published.first().locator('td').nth(2).textContent()).toContain('seed');
+    expect(await published.last().locator('td').nth(3).textContent()).toMatch(/^new site, revision \d{8}T\d{6}\.\d{9}Z, 4 files/);
+    await page.screenshot({ path: join(SHOTS, 'portal-site-history.png'), fullPage: true });
   });
 
   test('uploads a new version by drag and drop with a progress bar', async () => {

@@ -1,7 +1,7 @@
 /** The History tab (admins): the site's audit trail, who did what and when. */
 import { api, describeError } from '../api.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatTime, sitePath } from '../format.ts';
+import { formatBytes, formatTime, sitePath } from '../format.ts';
 import type { ViewContext } from '../main.ts';
 import type { Site, SiteEvent } from '../types.ts';
 
@@ -40,8 +40,16 @@ function details(e: SiteEvent): string {
   const d = e.data ?? {};
   const rev = (k: string) => (typeof d[k] === 'string' ? String(d[k]) : undefined);
   switch (e.type) {
-    case 'SitePublished':
-      return [rev('revisionId') && `revision ${rev('revisionId')}`, typeof d.files === 'number' && `${d.files} files`].filter(Boolean).join(', ');
+    case 'SitePublished': {
+      const r = (d.revision ?? {}) as { id?: string; files?: number; size?: number };
+      return [d.created === true && 'new site', r.id && `revision ${r.id}`, typeof r.files === 'number' && `${r.files} files`, typeof r.size === 'number' && formatBytes(r.size)]
+        .filter(Boolean)
+        .join(', ');
+    }
+    case 'SitePatched': {
+      const m = (d.meta ?? {}) as { title?: string; hidden?: boolean };
+      return [m.title && `title “${m.title}”`, m.hidden && 'hidden'].filter(Boolean).join(', ');
+    }
     case 'SiteRolledBack':
       return `to ${rev('revisionId')}${rev('previousRevisionId') ? ` (was ${rev('previousRevisionId')})` : ''}`;
     case 'SiteArchived':

@@ -102,7 +102,8 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
       clearInterval(paceTimer);
       bodyFailed(err);
       // A publish still reading the part would wait forever for bytes that no longer come.
-      if (part && !part.readableEnded) part.destroy(err instanceof Error ? err : new Error(String(err)));
+      // Destroyed without an error: its consumer sees a premature close, and nothing emits an unhandled 'error'.
+      if (part && !part.readableEnded) part.destroy();
       if ((err as { status?: number }).status === 408) ctx.res.once('finish', () => ctx.req.socket.destroy());
       ctx.req.unpipe(counter);
       counter.unpipe(bb);

@@ -80,12 +80,18 @@ export function confirmDialog(opts: DialogOptions): Promise<boolean> {
 
 /** A short-lived message at the bottom of the screen, announced to screen readers. */
 export function toast(text: string): void {
+  const region = toastRegion();
+  const item = h('p', { class: 'toast' }, text);
+  region.append(item);
+  setTimeout(() => item.remove(), 5000);
+}
+
+/** The live region for toasts; created at start-up so screen readers already watch it when the first toast arrives. */
+export function toastRegion(): HTMLElement {
   let region = document.getElementById('toasts');
   if (!region) {
     region = h('div', { id: 'toasts', role: 'status', 'aria-live': 'polite' });
     document.body.append(region);
   }
-  const item = h('p', { class: 'toast' }, text);
-  region.append(item);
-  setTimeout(() => item.remove(), 5000);
+  return region;
 }

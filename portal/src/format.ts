@@ -15,12 +15,13 @@ export function formatBytes(n: number | undefined): string {
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
-/** `YYYY-MM-DD HH:MM` in the viewer's time zone: compact and unambiguous. */
-export function formatTime(iso: string | undefined): string {
+/** `YYYY-MM-DD HH:MM[:SS]` in the viewer's time zone: compact and unambiguous. */
+export function formatTime(iso: string | undefined, opts: { seconds?: boolean } = {}): string {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  const base = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return opts.seconds ? `${base}:${pad(d.getSeconds())}` : base;
 }
 
 /** The full path of a site: group labels then slug. */

@@ -3,6 +3,7 @@ import './styles.css';
 import { api, describeError, ApiError } from './api.ts';
 import { h, replace, stateLine } from './dom.ts';
 import { parseRoute, startRouter } from './router.ts';
+import { toastRegion } from './dialog.ts';
 import type { Me } from './types.ts';
 import { renderSites } from './views/sites.ts';
 import { renderSite } from './views/site.ts';
@@ -75,6 +76,7 @@ async function route(me: Me): Promise<void> {
 
 async function boot(): Promise<void> {
   drawTopbar(undefined);
+  toastRegion();
   let me: Me;
   try {
     me = await api.me();

@@ -89,7 +89,7 @@ export async function renderHistoryTab(ctx: ViewContext & { panel: HTMLElement; 
           'tbody',
           null,
           [...events].reverse().map((e) =>
-            h('tr', { 'data-type': e.type }, h('td', { class: 'nowrap' }, formatTime(e.at)), h('td', null, WORDS[e.type] ?? e.type), h('td', null, describeActor(e.actor)), h('td', { class: 'mono' }, details(e))),
+            h('tr', { 'data-type': e.type }, h('td', { class: 'nowrap' }, h('time', { datetime: e.at }, formatTime(e.at, { seconds: true }))), h('td', null, WORDS[e.type] ?? e.type), h('td', null, describeActor(e.actor)), h('td', { class: 'mono' }, details(e))),
           ),
         ),
       ),

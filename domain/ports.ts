@@ -18,6 +18,8 @@ export type EventToAppend = DomainEvent & { readonly meta: EventMeta };
 export interface EventStore {
   /** All events of one stream, oldest first; `revision` is the last one's revision, -1 when the stream is missing. */
   readStream(stream: string): Promise<{ events: Recorded[]; revision: number }>;
+  /** The revision of a stream's last event (-1 when missing), without reading the stream. */
+  streamRevision(stream: string): Promise<number>;
   /**
    * Appends atomically when the stream is at `expected`; otherwise throws
    * `StreamConflictError` and writes nothing. Returns the revision of the last appended event.

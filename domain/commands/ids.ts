@@ -11,7 +11,7 @@ import { sequenceStream } from '../streams.ts';
 export async function allocateId(events: EventStore, kind: 'site' | 'key', actor: Actor, now: Date): Promise<number> {
   const stream = sequenceStream(kind);
   for (let attempt = 0; attempt < 50; attempt++) {
-    const { revision } = await events.readStream(stream);
+    const revision = await events.streamRevision(stream);
     const id = revision + 2; // revision -1 → id 1
     try {
       await events.append(stream, [{ type: 'IdAllocated', data: { id }, meta: { actor, at: now.toISOString() } }], revision);

@@ -145,6 +145,11 @@ export function openEsdbEventStore(url: string): EventStore {
       return readStream(stream);
     },
 
+    streamRevision: async (stream) => {
+      assertOpen();
+      return (await streamHead(stream)).revision;
+    },
+
     async append(stream, events, expected) {
       assertOpen();
       checkAppend(stream, events, expected);

@@ -127,6 +127,11 @@ export function openSqliteEventStore(file: string): EventStore {
       return { events, revision: events.length === 0 ? -1 : events[events.length - 1].revision };
     },
 
+    async streamRevision(stream) {
+      assertOpen();
+      return headOf.get(stream)?.revision ?? -1;
+    },
+
     async append(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision) {
       assertOpen();
       checkAppend(stream, events, expected);

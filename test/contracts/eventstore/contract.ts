@@ -77,6 +77,7 @@ export function describeEventStoreContract(name: string, createBacking: () => Pr
 
     it('returns an empty stream at revision -1 for a stream never written', async () => {
       expect(await store.readStream(uniqueStream('missing'))).toEqual({ events: [], revision: -1 });
+      expect(await store.streamRevision(uniqueStream('missing'))).toBe(-1);
     });
 
     it('checks the expected revision and writes nothing on a conflict', async () => {
@@ -92,6 +93,7 @@ export function describeEventStoreContract(name: string, createBacking: () => Pr
         expect((err as StreamConflictError).expected).toBe(wrong);
       }
       expect((await store.append(stream, [used(3)], 1)).revision).toBe(2);
+      expect(await store.streamRevision(stream)).toBe(2);
       const { events } = await store.readStream(stream);
       expect(events.map((e) => (e.data as { id: number }).id)).toEqual([1, 2, 3]);
     });

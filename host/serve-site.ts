@@ -81,6 +81,10 @@ function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
   return undefined;
 }
 
+function acceptsGzip(accept: string | undefined): boolean {
+  return !!accept && /\bgzip\b(?!;q=0(\.0*)?\b)/.test(accept.toLowerCase());
+}
+
 function contentTypeHeader(type: string): string {
   if (type === 'text/html') return 'text/html; charset=utf-8';
   if (type.startsWith('text/') || type === 'application/javascript' || type === 'application/json') return `${type}; charset=utf-8`;
@@ -216,12 +220,16 @@ async function sendEntry(blobs: BlobStore, entry: ManifestEntry, status: number,
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
     }
-    res.setHeader('Content-Encoding', 'gzip');
-    if (req.method === 'HEAD') return void res.end();
-    const stream = await blobs.get(entry.hash);
-    if (!stream) return plain(res, 500, 'file missing from the store\n');
-    await pipeline(stream, createGzip({ level: 4 }), res).catch(() => res.destroy());
-    return;
+    // Large bodies are compressed while streaming; brotli is too slow for that, so gzip only.
+    if (acceptsGzip(req.headers['accept-encoding'])) {
+      res.setHeader('Content-Encoding', 'gzip');
+      if (req.method === 'HEAD') return void res.end();
+      const stream = await blobs.get(entry.hash);
+      if (!stream) return plain(res, 500, 'file missing from the store\n');
+      await pipeline(stream, createGzip({ level: 4 }), res).catch(() => res.destroy());
+      return;
+    }
+    res.removeHeader('Content-Encoding');
   }
   res.setHeader('Content-Length', entry.size);
   if (req.method === 'HEAD') return void res.end();

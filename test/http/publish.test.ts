@@ -72,6 +72,24 @@ describe('publishing', () => {
   });
 });
 
+describe('multipart variants that CI tools send', () => {
+  it('accepts the bundle before meta (spooled), and meta sent as a file part', async () => {
+    const archive = await makeTarGz([{ name: 'index.html', content: page('Order') }]);
+    const form = new FormData();
+    form.append('bundle', new Blob([new Uint8Array(archive)]), 'site.tgz');
+    form.append('meta', new Blob([JSON.stringify({ group: 'order', slug: 'late-meta', title: 'Late' })], { type: 'application/json' }), 'meta.json');
+    const res = await fetch(`${svc.url}/ingest/sites`, { method: 'POST', headers: { Authorization: `Bearer ${admin}` }, body: form });
+    expect(res.status).toBe(200);
+    expect(await (await fetch(svc.siteUrl('order/late-meta'))).text()).toBe(page('Order'));
+  });
+
+  it('refuses a non-multipart body with 415', async () => {
+    const res = await fetch(`${svc.url}/ingest/sites`, { method: 'POST', headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ code: 'unsupported_media_type' });
+  });
+});
+
 describe('bad input changes nothing', () => {
   const cases: [string, () => Promise<{ status: number; body: any }>, number][] = [
     ['zip slip', async () => publish(svc.url, admin, { slug: 'bad', title: 'x' }, { archive: await makeTarGz([{ name: 'index.html', content: 'x' }, { name: '../evil', content: 'x' }]) }), 400],

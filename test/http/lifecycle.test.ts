@@ -1,6 +1,5 @@
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countBlobs } from '../support/blobs.ts';
 import { call, text } from '../support/http.ts';
 import { publish } from '../support/publish.ts';
 import { startService, type RunningService } from '../support/service.ts';
@@ -10,14 +9,6 @@ let admin: string;
 
 const v = (n: string) => ({ 'index.html': `<h1>${n}</h1>`, [`only-${n}.txt`]: n });
 
-async function countBlobs(dir: string): Promise<number> {
-  let n = 0;
-  for (const a of await readdir(dir, { withFileTypes: true })) {
-    if (!a.isDirectory() || a.name === 'tmp') continue;
-    for (const b of await readdir(join(dir, a.name))) n += (await readdir(join(dir, a.name, b))).length;
-  }
-  return n;
-}
 
 beforeAll(async () => {
   svc = await startService({ env: { SITES_VERSIONING_KEEP: '3' } });
@@ -64,7 +55,6 @@ describe('versioning and rollback', () => {
   });
 
   it('drops the revision archived longest ago beyond KEEP, and deletes its unreferenced files', async () => {
-    const blobsDir = join(svc.dataDir, 'blobs');
     for (const n of ['k1', 'k2', 'k3', 'k4', 'k5']) {
       expect((await publish(svc.url, admin, { group: 'ver', slug: 'keep', title: 'Keep' }, { files: v(n) })).status).toBe(200);
     }
@@ -72,10 +62,10 @@ describe('versioning and rollback', () => {
     expect(revs).toHaveLength(4); // live + KEEP=3 archived
     const events = (await call(svc.url, 'GET', '/api/sites/ver/keep/events', { user: 'admin' })).body.events;
     expect(events.filter((e: any) => e.type === 'RevisionDropped')).toHaveLength(1);
-    const before = await countBlobs(blobsDir);
+    const before = await countBlobs(svc.dataDir);
     expect((await publish(svc.url, admin, { group: 'ver', slug: 'keep' }, { files: v('k6') })).status).toBe(200);
     // +2 files +1 manifest for k6; -2 files -1 manifest for the dropped k2
-    expect(await countBlobs(blobsDir)).toBe(before);
+    expect(await countBlobs(svc.dataDir)).toBe(before);
   });
 
   it('ids strictly increase even for publishes in the same millisecond', async () => {
@@ -147,14 +137,13 @@ describe('lifecycle transitions', () => {
   });
 
   it('purge deletes exactly the files no other site references', async () => {
-    const blobsDir = join(svc.dataDir, 'blobs');
     const shared = { 'index.html': '<h1>shared</h1>', 'lib.js': 'console.log("shared")' };
     await publish(svc.url, admin, { group: 'gc', slug: 'one', title: '1' }, { files: { ...shared, 'mine1.txt': 'only in one' } });
     await publish(svc.url, admin, { group: 'gc', slug: 'two', title: '2' }, { files: { ...shared, 'mine2.txt': 'only in two' } });
-    const before = await countBlobs(blobsDir);
+    const before = await countBlobs(svc.dataDir);
     await call(svc.url, 'DELETE', '/api/sites/gc/one', { user: 'admin' });
     expect((await call(svc.url, 'DELETE', '/api/sites/deleted/gc/one', { user: 'admin' })).status).toBe(204);
-    expect(await countBlobs(blobsDir)).toBe(before - 2); // mine1.txt and one's manifest
+    expect(await countBlobs(svc.dataDir)).toBe(before - 2); // mine1.txt and one's manifest
     expect(await text(`${svc.siteUrl('gc/two')}lib.js`)).toBe('200 console.log("shared")');
     expect(await text(svc.siteUrl('gc/two'))).toBe('200 <h1>shared</h1>');
   });

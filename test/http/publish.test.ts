@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTarGz, makeZip, makeTarGzBomb, makeZipBomb } from '../support/archives.ts';
+import { countBlobs } from '../support/blobs.ts';
 import { publish } from '../support/publish.ts';
 import { startService, type RunningService } from '../support/service.ts';
 
@@ -112,10 +113,12 @@ describe('bad input changes nothing', () => {
   for (const [name, send, status] of cases) {
     it(`${name} → ${status}`, async () => {
       const before = await listPaths();
+      const blobs = await countBlobs(svc.dataDir);
       const res = await send();
       expect(res.status).toBe(status);
       expect(res.body).toMatchObject({ code: expect.any(String), error: expect.any(String) });
       expect(await listPaths()).toEqual(before);
+      expect(await countBlobs(svc.dataDir)).toBe(blobs); // no orphaned files
     });
   }
 

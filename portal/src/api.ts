@@ -1,5 +1,5 @@
 /** The portal's only door to the service: the management API under `/api/*`. */
-import type { ApiKey, FileNode, Grant, Me, PublishResult, Revision, Site, SiteEvent, SiteList } from './types.ts';
+import type { ApiKey, Connection, FileNode, Grant, Me, PublishResult, Revision, Site, SiteEvent, SiteList } from './types.ts';
 
 /** A failed call: HTTP status (0 when the server could not be reached) and the API's error code. */
 export class ApiError extends Error {
@@ -74,6 +74,8 @@ export const api = {
   createKey: (body: { name: string; admin?: boolean; grants?: Grant[]; expires_at?: string }) =>
     call<ApiKey & { key: string }>('POST', '/api/keys', { body }),
   revokeKey: (id: number) => call<void>('DELETE', `/api/keys/${id}`),
+  connections: (signal?: AbortSignal) => call<{ connections: Connection[] }>('GET', '/api/mcp/connections', { signal }),
+  revokeConnection: (id: string) => call<void>('DELETE', `/api/mcp/connections/${encodeURIComponent(id)}`),
 };
 
 /**

@@ -1,4 +1,5 @@
-/** Formatting for sizes and dates shown in the portal. */
+/** Formatting for sizes, dates and grants shown in the portal. */
+import type { Grant } from './types.ts';
 
 export function formatBytes(n: number | undefined): string {
   if (n === undefined) return '';
@@ -31,4 +32,10 @@ export function sitePath(site: { group: string; slug: string }): string {
 
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+}
+
+/** A grant in words, as the keys and connections views show it: "publish, patch on group docs". */
+export function describeGrant(g: Grant): string {
+  const where = g.kind === 'site' ? `site ${g.target}` : g.target === '' ? 'all sites' : `group ${g.target}`;
+  return `${g.permissions.join(', ')} on ${where}`;
 }

@@ -9,6 +9,7 @@ import { renderSites } from './views/sites.ts';
 import { renderSite } from './views/site.ts';
 import { renderTrash } from './views/trash.ts';
 import { renderKeys } from './views/keys.ts';
+import { renderConnections } from './views/connections.ts';
 
 /** What every view receives: the user, its container, and a signal aborted when the view is left. */
 export type ViewContext = { me: Me; main: HTMLElement; signal: AbortSignal };
@@ -32,6 +33,7 @@ function drawTopbar(me: Me | undefined): void {
         link('/', 'Sites', route.name === 'sites' || route.name === 'site'),
         me.is_admin && link('/trash', 'Trash', route.name === 'trash'),
         me.is_admin && link('/keys', 'API Keys', route.name === 'keys'),
+        me.is_admin && me.mcp_enabled && link('/connections', 'Connections', route.name === 'connections'),
       ),
     me &&
       h(
@@ -63,6 +65,8 @@ async function route(me: Me): Promise<void> {
         return await renderTrash(ctx);
       case 'keys':
         return await renderKeys(ctx);
+      case 'connections':
+        return await renderConnections(ctx);
       case 'notfound':
         document.title = 'Not found · Sites';
         replace(main, h('h1', null, 'Page not found'), h('p', null, 'There is no such page. ', h('a', { href: '/' }, 'Back to all sites')));

@@ -56,6 +56,23 @@ export type ApiKey = {
   last_used_at?: string;
 };
 
+/** An MCP connection (`GET /api/mcp/connections`): an AI client a person approved on the consent screen. */
+export type Connection = {
+  id: string;
+  client_id: string;
+  client_name: string;
+  /** The forward-auth user who approved it. */
+  user: string;
+  grants: Grant[];
+  created_at: string;
+  last_refreshed_at?: string;
+  /** False while the authorization code is not exchanged yet, and once revoked. */
+  active: boolean;
+  revoked: boolean;
+  revoked_at?: string;
+  revoked_reason?: string;
+};
+
 export type SiteEvent = { type: string; at: string; actor: unknown; data?: Record<string, unknown> };
 
 export type PublishResult = { url: string; group: string; slug: string; updated_at: string; revision: string; site: Site };

@@ -4,13 +4,9 @@ import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { formatTime } from '../format.ts';
 import type { ViewContext } from '../main.ts';
+import { dataTable, grantList } from '../table.ts';
 import type { ApiKey, Grant } from '../types.ts';
 import { grantsEditor } from './grants-editor.ts';
-
-export function describeGrant(g: Grant): string {
-  const where = g.kind === 'site' ? `site ${g.target}` : g.target === '' ? 'all sites' : `group ${g.target}`;
-  return `${g.permissions.join(', ')} on ${where}`;
-}
 
 export async function renderKeys(ctx: ViewContext): Promise<void> {
   const { main, signal } = ctx;
@@ -116,33 +112,32 @@ export async function renderKeys(ctx: ViewContext): Promise<void> {
       const now = Date.now();
       replace(
         list,
-        h(
-          'div',
-          { class: 'table-wrap' },
-          h(
-            'table',
-            { class: 'keys-table' },
-            h('caption', { class: 'sr-only' }, 'API keys'),
-            h('thead', null, h('tr', null, ['Name', 'Access', 'Created', 'Expires', 'Last used', ''].map((c) => h('th', { scope: 'col' }, c)))),
-            h(
-              'tbody',
-              null,
-              keys.map((k) => {
-                const expired = k.expires_at !== undefined && Date.parse(k.expires_at) <= now;
-                return h(
-                  'tr',
-                  { 'data-key-id': String(k.id), 'data-key-name': k.name },
-                  h('td', null, h('strong', null, k.name), h('span', { class: 'muted' }, ` #${k.id}`)),
-                  h('td', null, k.admin ? h('span', { class: 'badge admin' }, 'Admin') : h('ul', { class: 'grants' }, k.grants.map((g) => h('li', null, describeGrant(g))))),
-                  h('td', { class: 'nowrap' }, formatTime(k.created_at)),
-                  h('td', { class: 'nowrap' }, k.expires_at ? [formatTime(k.expires_at), expired ? h('span', { class: 'badge warn' }, ' expired') : null] : 'Never'),
-                  h('td', { class: 'nowrap' }, k.last_used_at ? formatTime(k.last_used_at) : 'Never'),
-                  h('td', null, h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: () => void revoke(k) }, 'Revoke')),
-                );
-              }),
-            ),
-          ),
-        ),
+        dataTable({
+          caption: 'API keys',
+          class: 'keys-table',
+          columns: [
+            { label: 'Name' },
+            { label: 'Access' },
+            { label: 'Created', class: 'nowrap' },
+            { label: 'Expires', class: 'nowrap' },
+            { label: 'Last used', class: 'nowrap' },
+            { label: 'Actions', srOnly: true },
+          ],
+          rows: keys.map((k) => {
+            const expired = k.expires_at !== undefined && Date.parse(k.expires_at) <= now;
+            return {
+              attrs: { 'data-key-id': String(k.id), 'data-key-name': k.name },
+              cells: [
+                [h('strong', null, k.name), h('span', { class: 'muted' }, ` #${k.id}`)],
+                k.admin ? h('span', { class: 'badge admin' }, 'Admin') : grantList(k.grants),
+                formatTime(k.created_at),
+                k.expires_at ? [formatTime(k.expires_at), expired ? h('span', { class: 'badge warn' }, ' expired') : null] : 'Never',
+                k.last_used_at ? formatTime(k.last_used_at) : 'Never',
+                h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: () => void revoke(k) }, 'Revoke'),
+              ],
+            };
+          }),
+        }),
       );
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;

@@ -16,6 +16,7 @@ import type { SiteDoc } from '../../projections/documents.ts';
 import { runCommand } from './append.ts';
 import type { CommandDeps } from './deps.ts';
 import { collectDropped, deleteUnreferenced } from './gc.ts';
+import { storeFiles } from './store-files.ts';
 import { allocateId } from './ids.ts';
 import type { Recorded } from '../events.ts';
 
@@ -68,12 +69,13 @@ export async function publishFiles(
   try {
     const outcome = await deps.gate.shared(async () => {
       const entries = new Map<string, ManifestEntry>();
-      for await (const file of files) {
-        if (entries.has(file.path)) throw new ValidationError(`the archive contains ${file.path} twice`);
-        const put = await deps.blobs.put(file.content);
+      let duplicate: string | undefined;
+      await storeFiles(deps.blobs, files, ({ path, put }) => {
         if (put.created) created.push(put.hash);
-        entries.set(file.path, { hash: put.hash, size: put.size, type: contentType(file.path) });
-      }
+        if (entries.has(path)) duplicate ??= path;
+        entries.set(path, { hash: put.hash, size: put.size, type: contentType(path) });
+      });
+      if (duplicate !== undefined) throw new ValidationError(`the archive contains ${duplicate} twice`);
       const stripped = stripCommonTopFolder(entries);
       assertPublishable(stripped);
       const manifestBytes = serializeManifest(stripped);

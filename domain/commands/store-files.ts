@@ -1,0 +1,73 @@
+import type { Readable } from 'node:stream';
+import type { BlobStore, PutResult } from '../ports.ts';
+
+/** Files up to this size are read into memory and stored concurrently; larger ones stream. */
+const SMALL_FILE = 256 * 1024;
+/** Small files being stored at once: bounds memory to about SMALL_FILE × CONCURRENCY. */
+const CONCURRENCY = 16;
+
+export type StoredFile = { readonly path: string; readonly put: PutResult };
+
+/**
+ * Stores a stream of files in the blob store. Archive entries arrive one after the other,
+ * but most site files are small: those are buffered (bounded) and written concurrently
+ * while the next entries are read, so the publish is not a sequence of per-file round trips.
+ * Large files stream straight through. Resolves once every file is stored; on failure it
+ * still waits for the writes in flight, so `onStored` has seen every blob that was created.
+ */
+export async function storeFiles(
+  blobs: BlobStore,
+  files: AsyncIterable<{ path: string; content: Readable | AsyncIterable<Uint8Array> }>,
+  onStored: (file: StoredFile) => void,
+): Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown;
+  const track = (p: Promise<void>) => {
+    const tracked = p.catch((err) => {
+      failure ??= err;
+    }).finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  };
+  try {
+    for await (const file of files) {
+      if (failure) break;
+      const head = await readHead(file.content);
+      if (head.rest === undefined) {
+        const bytes = head.bytes;
+        track(blobs.putBytes(bytes).then((put) => onStored({ path: file.path, put })));
+        while (inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
+      } else {
+        const put = await blobs.put(prepend(head.bytes, head.rest));
+        onStored({ path: file.path, put });
+      }
+    }
+  } catch (err) {
+    failure ??= err;
+  }
+  await Promise.all(inFlight);
+  if (failure) throw failure;
+}
+
+/** Reads up to SMALL_FILE bytes; `rest` is the unread remainder when the file is larger. */
+async function readHead(content: Readable | AsyncIterable<Uint8Array>): Promise<{ bytes: Buffer; rest?: AsyncIterator<Uint8Array> }> {
+  const iterator = content[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) return { bytes: Buffer.concat(chunks, size) };
+    const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > SMALL_FILE) return { bytes: Buffer.concat(chunks, size), rest: iterator };
+  }
+}
+
+async function* prepend(head: Buffer, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  yield head;
+  for (;;) {
+    const next = await rest.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}

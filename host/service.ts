@@ -117,21 +117,37 @@ export async function apexApp(service: Service): Promise<Koa> {
   app.silent = true;
   app.on('error', (err) => service.log.error('request failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
   app.use(errorMiddleware);
+  if (service.config.mcp.enabled) app.use(lazyMcp(service.api));
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });
-  if (service.config.mcp.enabled) {
-    // Loaded only when enabled, so a disabled connector costs nothing at start-up.
-    const { mountMcp } = await import('../mcp/sites/index.ts');
-    mountMcp(router, service.api);
-  }
   for (const r of [ingestRouter(service.api), keysRouter(service.api), managementRouter(service.api), router]) {
     app.use(r.routes());
     app.use(r.allowedMethods());
   }
   app.use(portalMiddleware());
   return app;
+}
+
+const MCP_PATHS = /^\/(?:mcp(?:\/|$)|\.well-known\/oauth-|api\/mcp\/)/;
+
+/**
+ * The MCP connector (SDK, zod, OAuth) is loaded on the first request that needs it: a
+ * service that is only publishing and serving never pays its start-up time or memory.
+ */
+function lazyMcp(api: ApiContext): Koa.Middleware {
+  let routes: Promise<Koa.Middleware> | undefined;
+  return async (ctx, next) => {
+    if (!MCP_PATHS.test(ctx.path)) return next();
+    routes ??= import('../mcp/sites/index.ts').then(({ mountMcp }) => {
+      const router = new Router();
+      mountMcp(router, api);
+      const [handle, methods] = [router.routes() as unknown as Koa.Middleware, router.allowedMethods() as unknown as Koa.Middleware];
+      return (c, n) => handle(c, () => methods(c, n));
+    });
+    return (await routes)(ctx, next);
+  };
 }
 
 /** The HTTP server: the apex goes to koa; every site host is served by a lean handler. */

@@ -13,29 +13,8 @@ import type { ApiContext } from './context.ts';
 
 const MAX_META_BYTES = 64 * 1024;
 
-/**
- * Slow-client guard: while the body is being received, at least `minBytesPerSecond` must
- * arrive on average over every window of `windowMs`, or the upload is aborted with 408.
- * A trickle (slow-loris style, e.g. 1 KB/s) would otherwise hold a publish, its temp
- * files and a socket for the 10-minute request timeout. Windows in which the server
- * itself is not reading (backpressure: the archive reader or the store is busy) do not
- * count against the client. Defaults: 30 s windows, 10 KiB/s (a 100 kbit/s link passes);
- * `SITES_UPLOAD_STALL_WINDOW_MS` and `SITES_UPLOAD_MIN_BYTES_PER_S` override them (tests).
- */
-export function uploadPace(env: NodeJS.ProcessEnv = process.env): { windowMs: number; minBytesPerSecond: number } {
-  const positive = (name: string, fallback: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    return Number.isFinite(n) && n >= 0 ? n : fallback;
-  };
-  return { windowMs: positive('SITES_UPLOAD_STALL_WINDOW_MS', 30_000), minBytesPerSecond: positive('SITES_UPLOAD_MIN_BYTES_PER_S', 10 * 1024) };
-}
-
-const pace = uploadPace();
-
 /** A 408 the error middleware passes through with its message (http-errors shape). */
-function uploadTooSlow(): Error {
+function uploadTooSlow(pace: { windowMs: number; minBytesPerSecond: number }): Error {
   return Object.assign(new Error(`the upload was too slow (under ${pace.minBytesPerSecond} bytes/s over ${pace.windowMs / 1000} s); aborted`), { status: 408, expose: true });
 }
 
@@ -74,6 +53,11 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
   });
   bodyParsed.catch(() => undefined);
 
+  // Slow-client guard (config `uploadPace`): while the body arrives, at least
+  // minBytesPerSecond must come in over every window, or the upload ends with 408. A 1 KB/s
+  // trickle is never idle, so a plain idle timeout would not catch it. Windows in which we
+  // stopped reading (backpressure from the store) do not count against the client.
+  const pace = api.config.uploadPace;
   return new Promise<PublishOutcome>((resolve, reject) => {
     let windowStart = received;
     const paceTimer =
@@ -83,7 +67,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
             windowStart = received;
             // Paused means we stopped reading (backpressure): not the client's fault.
             if (ctx.req.readableFlowing === false || ctx.req.readableEnded) return;
-            if (arrived < (pace.minBytesPerSecond * pace.windowMs) / 1000) fail(uploadTooSlow());
+            if (arrived < (pace.minBytesPerSecond * pace.windowMs) / 1000) fail(uploadTooSlow(pace));
           }, pace.windowMs)
         : undefined;
     void bodyParsed.then(

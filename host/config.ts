@@ -17,6 +17,8 @@ export type Config = {
   readonly maxUploadBytes: number;
   readonly maxExtractBytes: number;
   readonly maxExtractEntries: number;
+  /** Slow-client guard: at least `minBytesPerSecond` over every `windowMs` while an upload arrives (0 disables). */
+  readonly uploadPace: { readonly windowMs: number; readonly minBytesPerSecond: number };
   readonly versioning: { readonly enabled: boolean; readonly keep: number };
   readonly deletedSiteTtlMs: number;
   readonly mcp: {
@@ -205,6 +207,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: bytes(env, 'SITES_MAX_UPLOAD_BYTES', 64 * 1024 ** 2),
     maxExtractBytes: bytes(env, 'SITES_MAX_EXTRACT_BYTES', 256 * 1024 ** 2),
     maxExtractEntries: int(env, 'SITES_MAX_EXTRACT_ENTRIES', 10_000, 1),
+    uploadPace: {
+      windowMs: int(env, 'SITES_UPLOAD_STALL_WINDOW_MS', 30_000, 0),
+      minBytesPerSecond: int(env, 'SITES_UPLOAD_MIN_BYTES_PER_S', 10 * 1024, 0),
+    },
     versioning: { enabled: bool(env, 'SITES_VERSIONING_ENABLED', false), keep: int(env, 'SITES_VERSIONING_KEEP', 5, 1) },
     deletedSiteTtlMs: parseDuration(env.SITES_DELETED_SITE_TTL || '720h', 'SITES_DELETED_SITE_TTL'),
     mcp: {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import mime from 'mime-types';
-import { ForbiddenError, ValidationError } from '../errors.ts';
+import { DomainError, ForbiddenError, ValidationError } from '../errors.ts';
 import type { RevisionInfo, SiteEvent } from '../events.ts';
 import { faviconCandidates, sniffImageType } from '../favicon.ts';
 import type { Identity } from '../auth.ts';
@@ -66,6 +66,7 @@ export async function publishFiles(
 ): Promise<PublishOutcome> {
   const created: string[] = [];
   let dropped: { manifest: string; favicon?: string }[] = [];
+  let appending = false;
   try {
     const outcome = await deps.gate.shared(async () => {
       const entries = new Map<string, ManifestEntry>();
@@ -90,6 +91,7 @@ export async function publishFiles(
         ...(favicon ? { favicon } : {}),
       };
       await beforeCommit();
+      appending = true;
       return commitPublish(deps, identity, target, content);
     });
     dropped = outcome.dropped;
@@ -97,7 +99,10 @@ export async function publishFiles(
     if (!site) throw new Error('published site missing from the read model');
     return { site, revision: outcome.revision };
   } catch (err) {
-    if (created.length > 0) await deps.gate.exclusive(() => deleteUnreferenced(deps, created)).catch(() => undefined);
+    // A domain error means nothing was appended. Any other failure during the append (e.g. the
+    // read model was slow to confirm) may have committed the revision: leave its blobs to `sites gc`.
+    const nothingAppended = !appending || err instanceof DomainError;
+    if (created.length > 0 && nothingAppended) await deps.gate.exclusive(() => deleteUnreferenced(deps, created)).catch(() => undefined);
     throw err;
   } finally {
     if (dropped.length > 0) await collectDropped(deps, dropped);

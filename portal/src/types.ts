@@ -8,38 +8,16 @@ export type Me = {
   mcp_enabled: boolean;
 };
 
-export type Site = {
-  id: number;
-  group: string;
-  slug: string;
-  title: string;
-  description?: string;
-  date?: string;
-  tags?: string[];
-  repo?: string;
-  preview?: string;
-  hidden: boolean;
-  size: number;
-  has_favicon?: boolean;
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-  url?: string;
-};
+// The shapes the server sends, shared with it as types only (nothing of the server is bundled).
+import type { RevisionJson, SiteJson } from '../../api/site-json.ts';
+import type { FileNode as ServerFileNode } from '../../domain/file-tree.ts';
+import type { TreeNode as ServerTreeNode } from '../../projections/site-list.ts';
 
-export type TreeNode = {
-  name: string;
-  path: string;
-  site?: Site;
-  groups?: TreeNode[];
-  sites?: Site[];
-};
-
+export type Site = SiteJson;
+export type TreeNode = ServerTreeNode<Site>;
 export type SiteList = { sites: Site[]; tree: TreeNode; count: number };
-
-export type Revision = { id: string; current: boolean; created_at: string; size: number; files: number };
-
-export type FileNode = { name: string; path: string; dir: boolean; size?: number; children?: FileNode[] };
+export type Revision = RevisionJson;
+export type FileNode = ServerFileNode;
 
 export const CAPABILITIES = ['publish', 'unpublish', 'rollback', 'patch', 'purge'] as const;
 export type Capability = (typeof CAPABILITIES)[number];

@@ -28,7 +28,8 @@ const FORBIDDEN_TYPES: Record<string, string> = {
  */
 export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLimits): AsyncGenerator<ArchiveEntry> {
   const input = Readable.from(body, { objectMode: false });
-  const gunzip = createGunzip();
+  // Large output chunks: each chunk is one thread-pool round trip, and that pool is busy storing files.
+  const gunzip = createGunzip({ chunkSize: 128 * 1024 });
   const extract = tar.extract();
   let failure: Error | undefined;
   const fail = (error: Error): void => {

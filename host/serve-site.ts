@@ -7,6 +7,7 @@ import { fullPath, type SiteAddress } from '../domain/paths.ts';
 import type { BlobStore } from '../domain/ports.ts';
 import type { SiteDoc } from '../projections/documents.ts';
 import type { ReadModel } from '../projections/read-model.ts';
+import { ByteCache } from './byte-cache.ts';
 
 export type SiteServerDeps = { readModel: ReadModel; blobs: BlobStore; manifests: ManifestCache };
 
@@ -59,30 +60,19 @@ function notFound(manifest: Manifest): Resolved {
 }
 
 /** Small compressed bodies by `hash:encoding`: HTML and CSS are requested far more often than they change. */
-const compressedCache = new Map<string, Buffer>();
-let compressedBytes = 0;
-const COMPRESSED_BUDGET = 64 * 1024 * 1024;
+const compressedCache = new ByteCache(64 * 1024 * 1024);
 
-function remember(key: string, value: Buffer): void {
-  compressedCache.set(key, value);
-  compressedBytes += value.length;
-  for (const [k, v] of compressedCache) {
-    if (compressedBytes <= COMPRESSED_BUDGET) break;
-    compressedCache.delete(k);
-    compressedBytes -= v.length;
-  }
+const CODING = { br: /\bbr\b(?!;q=0(\.0*)?\b)/, gzip: /\bgzip\b(?!;q=0(\.0*)?\b)/ } as const;
+
+/** Does `Accept-Encoding` allow this coding (present, and not `;q=0`)? */
+function accepts(accept: string | undefined, coding: 'br' | 'gzip'): boolean {
+  return !!accept && CODING[coding].test(accept.toLowerCase());
 }
 
 function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
-  if (!accept) return undefined;
-  const a = accept.toLowerCase();
-  if (/\bbr\b(?!;q=0(\.0*)?\b)/.test(a)) return 'br';
-  if (/\bgzip\b(?!;q=0(\.0*)?\b)/.test(a)) return 'gzip';
+  if (accepts(accept, 'br')) return 'br';
+  if (accepts(accept, 'gzip')) return 'gzip';
   return undefined;
-}
-
-function acceptsGzip(accept: string | undefined): boolean {
-  return !!accept && /\bgzip\b(?!;q=0(\.0*)?\b)/.test(accept.toLowerCase());
 }
 
 function contentTypeHeader(type: string): string {
@@ -91,31 +81,18 @@ function contentTypeHeader(type: string): string {
   return type;
 }
 
-async function readAll(blobs: BlobStore, hash: string): Promise<Buffer | undefined> {
-  return blobs.getBytes(hash);
-}
-
 /**
  * Small files by hash, served from memory: opening a file per request costs more than
  * the bytes. Content-addressed, so an entry is never stale.
  */
 const RAW_MAX = 64 * 1024;
-const rawCache = new Map<string, Buffer>();
-let rawBytes = 0;
-const RAW_BUDGET = 32 * 1024 * 1024;
+const rawCache = new ByteCache(32 * 1024 * 1024);
 
 async function smallBody(blobs: BlobStore, entry: ManifestEntry): Promise<Buffer | undefined> {
   const hit = rawCache.get(entry.hash);
   if (hit) return hit;
-  const body = await readAll(blobs, entry.hash);
-  if (!body) return undefined;
-  rawCache.set(entry.hash, body);
-  rawBytes += body.length;
-  for (const [k, v] of rawCache) {
-    if (rawBytes <= RAW_BUDGET) break;
-    rawCache.delete(k);
-    rawBytes -= v.length;
-  }
+  const body = await blobs.getBytes(entry.hash);
+  if (body) rawCache.set(entry.hash, body);
   return body;
 }
 
@@ -211,17 +188,17 @@ async function sendEntry(blobs: BlobStore, entry: ManifestEntry, status: number,
       const key = `${entry.hash}:${encoding}`;
       let body = compressedCache.get(key);
       if (!body) {
-        const raw = await readAll(blobs, entry.hash);
+        const raw = entry.size <= RAW_MAX ? await smallBody(blobs, entry) : await blobs.getBytes(entry.hash);
         if (!raw) return plain(res, 500, 'file missing from the store\n');
         body = encoding === 'br' ? brotliCompressSync(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(raw, { level: 6 });
-        remember(key, body);
+        compressedCache.set(key, body);
       }
       res.setHeader('Content-Length', body.length);
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
     }
     // Large bodies are compressed while streaming; brotli is too slow for that, so gzip only.
-    if (acceptsGzip(req.headers['accept-encoding'])) {
+    if (accepts(req.headers['accept-encoding'], 'gzip')) {
       res.setHeader('Content-Encoding', 'gzip');
       if (req.method === 'HEAD') return void res.end();
       const stream = await blobs.get(entry.hash);

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { InsufficientStorageError, TooLargeError, ValidationError } from '../../domain/errors.ts';
-import { archiveError, countEntry, countingTransform, createBudget } from './budget.ts';
+import { addBytes, archiveError, countEntry, countingTransform, createBudget, type Budget } from './budget.ts';
+import { BlockReader } from './block-reader.ts';
 import { createPathRegistry, shown } from './paths.ts';
 import type { ArchiveEntry, ArchiveLimits } from './types.ts';
 
@@ -22,13 +24,29 @@ const FORBIDDEN_MODES: Record<number, string> = {
 const S_IFDIR = 0o040000;
 const MSDOS_DIRECTORY = 0x10;
 
+/**
+ * Entries whose compressed and declared sizes are both at most this are read whole and
+ * inflated in one synchronous call, bounded by their declared size: no stream, no trip
+ * through the thread pool. Most files of a site are this small. Larger ones stream.
+ */
+const SMALL_ENTRY = 256 * 1024;
+
 // yauzl 3 API missing from @types/yauzl 2.x.
 type ZipEntry = yauzl.Entry & { fileNameRaw: Buffer };
+type ZipFile3 = yauzl.ZipFile & {
+  readLocalFileHeader(entry: yauzl.Entry, options: { minimal: true }, callback: (err: Error | null, header: { fileDataStart: number }) => void): void;
+};
 const { getFileNameLowLevel } = yauzl as unknown as {
   getFileNameLowLevel(flags: number, raw: Buffer, extraFields: yauzl.Entry['extraFields'], strict: boolean): string;
 };
-const openZip = (file: string, options: yauzl.Options): Promise<yauzl.ZipFile> =>
-  new Promise((resolve, reject) => yauzl.open(file, options, (error, zip) => (error ? reject(error) : resolve(zip))));
+const openZip = (reader: BlockReader, options: yauzl.Options): Promise<ZipFile3> =>
+  new Promise((resolve, reject) =>
+    yauzl.fromRandomAccessReader(reader, reader.size, options, (error, zip) => (error ? reject(error) : resolve(zip as ZipFile3))),
+  );
+const dataStart = (zip: ZipFile3, entry: yauzl.Entry): Promise<number> =>
+  new Promise((resolve, reject) =>
+    zip.readLocalFileHeader(entry, { minimal: true }, (error, header) => (error ? reject(error) : resolve(header.fileDataStart))),
+  );
 const openEntry = (zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> =>
   new Promise((resolve, reject) =>
     zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
@@ -46,12 +64,16 @@ export async function* readZip(
   await mkdir(tmpDir, { recursive: true });
   const file = join(tmpDir, `upload-${randomUUID()}.zip`);
   let opened: yauzl.ZipFile | undefined;
-  let content: Transform | undefined;
+  let handle: FileHandle | undefined;
+  let content: Readable | undefined;
   try {
     await spool(body, file);
-    let zip: yauzl.ZipFile;
+    let zip: ZipFile3;
+    let reader: BlockReader;
     try {
-      zip = opened = await openZip(file, {
+      handle = await open(file, 'r');
+      reader = new BlockReader(handle, file, (await handle.stat()).size);
+      zip = opened = await openZip(reader, {
         lazyEntries: true,
         autoClose: false,
         validateEntrySizes: true,
@@ -94,6 +116,14 @@ export async function* readZip(
           `archive entry ${shown(path)} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`,
         );
       }
+      if (entry.compressedSize <= SMALL_ENTRY && entry.uncompressedSize <= SMALL_ENTRY) {
+        const bytes = await readSmallEntry(zip, reader, entry, path, budget);
+        content = Readable.from([bytes], { objectMode: false });
+        yield { path, content };
+        if (!content.readableEnded) content.destroy();
+        content = undefined;
+        continue;
+      }
       let raw: Readable;
       try {
         raw = await openEntry(zip, entry);
@@ -117,8 +147,45 @@ export async function* readZip(
   } finally {
     content?.destroy();
     opened?.close();
+    await handle?.close().catch(() => undefined);
     await rm(file, { force: true });
   }
+}
+
+/**
+ * One small entry, whole: its stored bytes, or its deflate stream inflated in one call
+ * that may produce at most the declared size (a bomb hits that bound, not our memory).
+ * The size, the running budget and the CRC-32 are checked before anyone sees a byte.
+ */
+async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.Entry, path: string, budget: Budget): Promise<Buffer> {
+  let raw: Buffer;
+  try {
+    const start = await dataStart(zip, entry);
+    raw = await reader.slice(start, entry.compressedSize);
+  } catch (error) {
+    throw archiveError(error, 'zip');
+  }
+  if (raw.length < entry.compressedSize) throw new ValidationError(`the zip archive is truncated inside entry ${shown(path)}`);
+  let bytes: Buffer;
+  if (entry.compressionMethod === 0) {
+    bytes = Buffer.from(raw); // a copy: `raw` may be a view of the reader's cached block
+  } else {
+    try {
+      bytes = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new ValidationError(`the zip archive is corrupt: entry ${shown(path)} inflates to more than its declared ${entry.uncompressedSize} bytes`);
+      }
+      throw archiveError(error, 'zip');
+    }
+  }
+  if (bytes.length !== entry.uncompressedSize) {
+    throw new ValidationError(`the zip archive is corrupt: entry ${shown(path)} has ${bytes.length} bytes, not the declared ${entry.uncompressedSize}`);
+  }
+  const overBudget = addBytes(budget, bytes.length, path);
+  if (overBudget) throw overBudget;
+  if (crc32(bytes) !== entry.crc32) throw new ValidationError(`the zip archive is corrupt: entry ${shown(path)} fails its CRC-32 check`);
+  return bytes;
 }
 
 async function spool(body: AsyncIterable<Buffer>, file: string): Promise<void> {

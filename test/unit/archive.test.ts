@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../domain/errors.ts';
 import { detectFormat, normaliseEntryPath, readArchive, type ArchiveLimits } from '../../host/archive/index.ts';
@@ -280,6 +281,59 @@ describe('readArchive: zip specifics', () => {
     const zip = makeRawZip([{ name: 'a.bin', deflated: { bytes: (await import('node:zlib')).deflateRawSync(Buffer.alloc(100_000)), crc: 0, size: 10 } }]);
     const error = await rejection(readAll(zip));
     expect(error).toBeInstanceOf(ValidationError);
+  });
+
+  // Entries up to 256 KiB are read whole and inflated in one bounded call; larger ones
+  // stream. Each check below runs on both sides of that line.
+  describe.each([
+    ['a small entry (read whole)', 1_000],
+    ['a large entry (streamed)', 400_000],
+  ])('%s', (_, size) => {
+    const plain = Buffer.alloc(size, 'abc');
+    const limits = { maxEntries: 10, maxBytes: 10_000_000 };
+
+    it('is read exactly, stored or deflated, across cache blocks', async () => {
+      // 3 MiB of incompressible padding first, so the entry sits past the first cached blocks.
+      const padding = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => (i * 7919) % 251));
+      const zip = makeRawZip([
+        { name: 'pad.bin', data: padding, method: 0 },
+        { name: 'stored.txt', data: plain, method: 0 },
+        { name: 'deflated.txt', data: plain },
+      ]);
+      const read = await readAll(zip, limits);
+      expect(read.map((e) => e.path)).toEqual(['pad.bin', 'stored.txt', 'deflated.txt']);
+      expect(read[0]!.data.equals(padding)).toBe(true);
+      expect(read[1]!.data.equals(plain)).toBe(true);
+      expect(read[2]!.data.equals(plain)).toBe(true);
+    });
+
+    it('is refused when it inflates to more than it declares', async () => {
+      const zip = makeRawZip([{ name: 'a.txt', deflated: { bytes: deflateRawSync(plain), crc: crc32(plain), size: size - 1 } }]);
+      expect(await rejection(readAll(zip, limits))).toBeInstanceOf(ValidationError);
+    });
+
+    it('is refused when it inflates to fewer bytes than it declares', async () => {
+      const zip = makeRawZip([{ name: 'a.txt', deflated: { bytes: deflateRawSync(plain), crc: crc32(plain), size: size + 1 } }]);
+      expect(await rejection(readAll(zip, limits))).toBeInstanceOf(ValidationError);
+    });
+
+    it('is refused when its deflate stream is cut short', async () => {
+      const bytes = deflateRawSync(plain);
+      const zip = makeRawZip([{ name: 'a.txt', deflated: { bytes: bytes.subarray(0, bytes.length >> 1), crc: crc32(plain), size } }]);
+      expect(await rejection(readAll(zip, limits))).toBeInstanceOf(ValidationError);
+    });
+
+    it('is refused when its CRC-32 is wrong', async () => {
+      const zip = makeRawZip([{ name: 'a.txt', deflated: { bytes: deflateRawSync(plain), crc: (crc32(plain) ^ 1) >>> 0, size } }]);
+      const error = await rejection(readAll(zip, limits));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.message).toContain('CRC-32');
+    });
+
+    it('counts toward the byte limit', async () => {
+      const zip = makeRawZip([{ name: 'a.txt', data: plain }, { name: 'b.txt', data: plain }]);
+      expect(await rejection(readAll(zip, { maxEntries: 10, maxBytes: size + 10 }))).toBeInstanceOf(TooLargeError);
+    });
   });
 
   it('refuses an archive declaring more entries than the limit before reading any', async () => {

@@ -1,9 +1,9 @@
-import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
-import { link, mkdir, open, opendir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { link, mkdir, open, opendir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
+import { openSmallBlobWriter } from './small-writer.ts';
 import { assertBlobHash, assertRange, mapStorageError, removeStaleTemp, spoolToTemp, STALE_TEMP_MS } from './spool.ts';
 
 const FAN_RE = /^[0-9a-f]{2}$/;
@@ -11,8 +11,17 @@ const HASH_RE = /^[0-9a-f]{64}$/;
 
 const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 
-/** `dir/ab/cd/<hash>`: two levels of fan-out keep directories small on every filesystem. */
-export const blobPath = (dir: string, hash: string): string => join(dir, hash.slice(0, 2), hash.slice(2, 4), hash);
+/**
+ * `dir/ab/<hash>`: one level of 256 folders, made once when the store is first opened.
+ * A million blobs is about 4,000 names per folder, which ext4, XFS and APFS index. (A
+ * second level made a fresh store create a folder for almost every file it stored, and
+ * creating an inode is the dearest step of storing a small file.)
+ */
+export const blobPath = (dir: string, hash: string): string => join(dir, hash.slice(0, 2), hash);
+
+/** Written once the folder has the current layout (the 256 fan-out folders exist). */
+const LAYOUT_FILE = 'LAYOUT';
+const LAYOUT = 'sha256/ab/<hash>\n';
 
 /** Removes crash leftovers from `dir/tmp` (see `removeStaleTemp`). */
 export const cleanupTemp = (dir: string, maxAgeMs = STALE_TEMP_MS): Promise<number> => removeStaleTemp(join(dir, 'tmp'), maxAgeMs);
@@ -26,24 +35,24 @@ export const cleanupTemp = (dir: string, maxAgeMs = STALE_TEMP_MS): Promise<numb
 export function openFolderBlobStore(dir: string): BlobStore {
   const tmpDir = join(dir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
+  prepareLayout(dir);
   sweepSync(tmpDir, STALE_TEMP_MS);
 
-  // Fan-out folders known to exist: saves a mkdir round trip per stored file.
-  const madeDirs = new Set<string>();
+  const smallWriter = openSmallBlobWriter(dir, tmpDir);
 
   /** Moves a finished temp file to its final name, exactly once per hash. */
   async function commit(tempPath: string, hash: string): Promise<boolean> {
     const final = blobPath(dir, hash);
     try {
-      const fan = hash.slice(0, 4);
-      if (!madeDirs.has(fan)) {
-        await mkdir(join(dir, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
-        madeDirs.add(fan);
-      }
       // link() fails with EEXIST when the blob is there already, so two concurrent
       // uploads of the same content agree on which one created it.
       try {
-        await link(tempPath, final);
+        await link(tempPath, final).catch(async (err) => {
+          // A fan-out folder removed by hand: make it again, once.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          await mkdir(join(dir, hash.slice(0, 2)), { recursive: true });
+          await link(tempPath, final);
+        });
         return true;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -75,17 +84,12 @@ export function openFolderBlobStore(dir: string): BlobStore {
     },
 
     async putBytes(bytes: Uint8Array): Promise<PutResult> {
-      const hash = createHash('sha256').update(bytes).digest('hex');
-      if (await exists(blobPath(dir, hash))) return { hash, size: bytes.byteLength, created: false };
-      const tempPath = join(tmpDir, `${process.pid}-${randomUUID()}.part`);
       try {
-        await writeFile(tempPath, bytes, { flag: 'wx' });
+        const { hash, created } = await smallWriter.write(bytes);
+        return { hash, size: bytes.byteLength, created };
       } catch (err) {
-        await unlink(tempPath).catch(() => undefined);
         throw mapStorageError(err, 'writing a blob');
       }
-      const created = await commit(tempPath, hash);
-      return { hash, size: bytes.byteLength, created };
     },
 
     async has(hash: string): Promise<boolean> {
@@ -141,21 +145,19 @@ export function openFolderBlobStore(dir: string): BlobStore {
     },
 
     async *list(): AsyncIterable<string> {
-      // Streams directory by directory; only names of the exact layout count, so `tmp/`
+      // Streams folder by folder; only names of the exact layout count, so `tmp/`
       // and any stray file are never reported as blobs.
       for await (const a of await opendir(dir)) {
         if (!a.isDirectory() || !FAN_RE.test(a.name)) continue;
-        for await (const b of await opendir(join(dir, a.name)).catch(skipMissing)) {
-          if (!b.isDirectory() || !FAN_RE.test(b.name)) continue;
-          for await (const f of await opendir(join(dir, a.name, b.name)).catch(skipMissing)) {
-            if (f.isFile() && HASH_RE.test(f.name) && f.name.startsWith(a.name + b.name)) yield f.name;
-          }
+        for await (const f of await opendir(join(dir, a.name)).catch(skipMissing)) {
+          if (f.isFile() && HASH_RE.test(f.name) && f.name.startsWith(a.name)) yield f.name;
         }
       }
     },
 
     async close(): Promise<void> {
-      // Nothing is held open between calls: every read stream owns its own file handle.
+      // Every read stream owns its own file handle; only the writer thread is ours to stop.
+      await smallWriter.close();
     },
   };
 }
@@ -164,6 +166,38 @@ export function openFolderBlobStore(dir: string): BlobStore {
 function skipMissing(err: unknown): AsyncIterable<never> {
   if (isMissing(err)) return (async function* () {})();
   throw err;
+}
+
+/**
+ * Makes the 256 fan-out folders, once per store, and moves blobs of the earlier
+ * two-level layout (`ab/cd/<hash>`) up into them. Runs at open, before anything is
+ * stored; the layout file is written last, so an interrupted run simply runs again.
+ */
+function prepareLayout(dir: string): void {
+  const marker = join(dir, LAYOUT_FILE);
+  if (existsSync(marker)) return;
+  for (let i = 0; i < 256; i++) {
+    const fan = i.toString(16).padStart(2, '0');
+    const folder = join(dir, fan);
+    mkdirSync(folder, { recursive: true });
+    for (const sub of readdirSync(folder, { withFileTypes: true })) {
+      if (!sub.isDirectory() || !FAN_RE.test(sub.name)) continue;
+      const old = join(folder, sub.name);
+      for (const name of readdirSync(old)) {
+        if (!HASH_RE.test(name) || !name.startsWith(fan + sub.name)) continue;
+        renameSync(join(old, name), join(folder, name));
+      }
+      // Only empty folders go: anything that is not a blob stays where it was.
+      try {
+        rmdirSync(old);
+      } catch {
+        // not empty
+      }
+    }
+  }
+  const temp = join(dir, 'tmp', `${LAYOUT_FILE}-${process.pid}`);
+  writeFileSync(temp, LAYOUT);
+  renameSync(temp, marker);
 }
 
 function sweepSync(tmpDir: string, maxAgeMs: number): void {

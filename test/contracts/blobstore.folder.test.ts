@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,18 +17,48 @@ describe('folder blob store specifics', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('lays blobs out as ab/cd/<hash> and lists nothing else', async () => {
+  it('lays blobs out as ab/<hash> and lists nothing else', async () => {
     const store = openFolderBlobStore(dir);
     const { hash } = await store.putBytes(Buffer.from('layout'));
-    expect((await stat(join(dir, hash.slice(0, 2), hash.slice(2, 4), hash))).isFile()).toBe(true);
-    // strays: a fresh temp file, a misplaced hash, a non-hash file
+    expect((await stat(join(dir, hash.slice(0, 2), hash))).isFile()).toBe(true);
+    const streamed = await store.put(Readable.from([Buffer.alloc(300_000, 'big')]));
+    expect((await stat(join(dir, streamed.hash.slice(0, 2), streamed.hash))).isFile()).toBe(true);
+    // all 256 fan-out folders exist from the start: storing never has to make one
+    expect((await readdir(dir)).filter((n) => /^[0-9a-f]{2}$/.test(n))).toHaveLength(256);
+    // strays: a fresh temp file, a misplaced hash, a non-hash file, a stray folder
     await writeFile(join(dir, 'tmp', 'in-flight.part'), 'x');
+    await writeFile(join(dir, '00', hash), 'misplaced');
+    await writeFile(join(dir, '00', 'notes.txt'), 'x');
     await mkdir(join(dir, '00', '11'), { recursive: true });
-    await writeFile(join(dir, '00', '11', hash), 'misplaced');
-    await writeFile(join(dir, '00', '11', 'notes.txt'), 'x');
     const listed: string[] = [];
     for await (const h of store.list()) listed.push(h);
-    expect(listed).toEqual([hash]);
+    expect(listed.sort()).toEqual([hash, streamed.hash].sort());
+    await store.delete(streamed.hash);
+    await store.close();
+  });
+
+  it('moves blobs of the earlier ab/cd/<hash> layout into place when it opens', async () => {
+    const old = await mkdtemp(join(tmpdir(), 'blobs-folder-old-'));
+    try {
+      const content = Buffer.from('stored by the two-level layout');
+      const hash = createHash('sha256').update(content).digest('hex');
+      await mkdir(join(old, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
+      await writeFile(join(old, hash.slice(0, 2), hash.slice(2, 4), hash), content);
+      await mkdir(join(old, 'ff', 'ee'), { recursive: true });
+      await writeFile(join(old, 'ff', 'ee', 'notes.txt'), 'not a blob: left alone');
+      const store = openFolderBlobStore(old);
+      expect((await store.getBytes(hash))?.equals(content)).toBe(true);
+      const listed: string[] = [];
+      for await (const h of store.list()) listed.push(h);
+      expect(listed).toEqual([hash]);
+      await expect(stat(join(old, hash.slice(0, 2), hash.slice(2, 4)))).rejects.toThrow(); // emptied and removed
+      expect((await readdir(join(old, 'ff', 'ee')))).toEqual(['notes.txt']);
+      // stored again under the new layout: already there, nothing created
+      expect((await store.putBytes(content)).created).toBe(false);
+      await store.close();
+    } finally {
+      await rm(old, { recursive: true, force: true });
+    }
   });
 
   it('lets exactly one of several concurrent puts of the same content create it', async () => {

@@ -12,6 +12,8 @@ import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../do
 import type { ApiContext } from './context.ts';
 
 const MAX_META_BYTES = 64 * 1024;
+/** Stream buffers of the upload: fewer pause/resume rounds than Node's 16 KiB default. */
+const PART_BUFFER = 256 * 1024;
 
 /** A 408 the error middleware passes through with its message (http-errors shape). */
 function uploadTooSlow(pace: { windowMs: number; minBytesPerSecond: number }): Error {
@@ -33,12 +35,12 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
 
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: ctx.req.headers, limits: { fileSize: limit, files: 2, fields: 10, fieldSize: MAX_META_BYTES, parts: 12 } });
+    bb = busboy({ headers: ctx.req.headers, highWaterMark: PART_BUFFER, fileHwm: PART_BUFFER, limits: { fileSize: limit, files: 2, fields: 10, fieldSize: MAX_META_BYTES, parts: 12 } });
   } catch {
     throw new ValidationError('malformed multipart body');
   }
   let received = 0;
-  const counter = new PassThrough();
+  const counter = new PassThrough({ highWaterMark: PART_BUFFER });
   counter.on('data', (chunk: Buffer) => {
     received += chunk.length;
     if (received > limit) counter.destroy(new TooLargeError(`the upload is larger than ${limit} bytes`));

@@ -55,7 +55,8 @@ async function readHead(content: Readable | AsyncIterable<Uint8Array>): Promise<
   let size = 0;
   for (;;) {
     const next = await iterator.next();
-    if (next.done) return { bytes: Buffer.concat(chunks, size) };
+    // One chunk (most small files): that chunk itself, no copy.
+    if (next.done) return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) };
     const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
     chunks.push(chunk);
     size += chunk.length;

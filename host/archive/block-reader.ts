@@ -29,8 +29,9 @@ export class BlockReader extends yauzl.RandomAccessReader {
   }
 
   /**
-   * `length` bytes at `position` (fewer at the end of the file). The result may share
-   * memory with a cached block: copy it before keeping it.
+   * `length` bytes at `position` (fewer at the end of the file). The result may be a view
+   * of a cached block, whose memory a later read reuses: use or copy it before the next
+   * call. (Reads are sequential: yauzl's, then one entry's data, never two at once.)
    */
   async slice(position: number, length: number): Promise<Buffer> {
     const end = Math.min(position + length, this.size);
@@ -54,21 +55,30 @@ export class BlockReader extends yauzl.RandomAccessReader {
   private block(index: number): Promise<Buffer> {
     let block = this.blocks.get(index);
     if (block) {
-      // Most recently used goes last, so eviction below drops the least recently used.
+      // Most recently used goes last, so eviction drops the least recently used.
       this.blocks.delete(index);
       this.blocks.set(index, block);
       return block;
     }
-    block = this.load(index);
+    // The evicted block's memory is read into again: a publish reads its zip through the
+    // same few buffers instead of leaving a trail of 1 MiB garbage.
+    let reuse: Promise<Buffer> | undefined;
+    if (this.blocks.size >= KEPT_BLOCKS) {
+      const oldest = this.blocks.keys().next().value!;
+      reuse = this.blocks.get(oldest);
+      this.blocks.delete(oldest);
+    }
+    block = this.load(index, reuse);
     this.blocks.set(index, block);
     block.catch(() => this.blocks.delete(index));
-    while (this.blocks.size > KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
     return block;
   }
 
-  private async load(index: number): Promise<Buffer> {
+  private async load(index: number, reuse: Promise<Buffer> | undefined): Promise<Buffer> {
     const start = index * BLOCK;
-    const buffer = Buffer.allocUnsafe(Math.min(BLOCK, this.size - start));
+    const length = Math.min(BLOCK, this.size - start);
+    const previous = await reuse?.catch(() => undefined);
+    const buffer = previous && previous.buffer.byteLength >= length ? Buffer.from(previous.buffer, previous.byteOffset, length) : Buffer.allocUnsafe(length);
     let filled = 0;
     while (filled < buffer.length) {
       const { bytesRead } = await this.handle.read(buffer, filled, buffer.length - filled, start + filled);

@@ -10,8 +10,8 @@ import { existsSync, linkSync, mkdirSync, renameSync, unlinkSync, writeFileSync 
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 
-/** @type {{ dir: string, tmpDir: string }} */
-const { dir, tmpDir } = workerData;
+/** @type {{ dir: string, tmpDir: string, shared: SharedArrayBuffer, slotBytes: number }} */
+const { dir, tmpDir, shared, slotBytes } = workerData;
 const prefix = `${process.pid}-w${randomBytes(4).toString('hex')}-`;
 let counter = 0;
 
@@ -59,11 +59,13 @@ function linkOnce(temp, final, folder) {
   }
 }
 
-parentPort.on('message', (/** @type {{ id: number, bytes: Uint8Array }} */ { id, bytes }) => {
+// A message names a slot of the shared buffer (small blobs) or carries its own bytes.
+parentPort.on('message', (/** @type {{ id: number, slot?: number, length?: number, bytes?: Uint8Array }} */ m) => {
   try {
-    parentPort.postMessage({ id, ...store(bytes) });
+    const bytes = m.bytes ?? new Uint8Array(shared, (m.slot ?? 0) * slotBytes, m.length);
+    parentPort.postMessage({ id: m.id, ...store(bytes) });
   } catch (err) {
     const e = /** @type {NodeJS.ErrnoException} */ (err);
-    parentPort.postMessage({ id, error: { message: e.message, code: e.code } });
+    parentPort.postMessage({ id: m.id, error: { message: e.message, code: e.code } });
   }
 });

@@ -8,7 +8,7 @@ COPY bin ./bin
 COPY portal ./portal
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
-RUN node bin/build-portal.mjs
+RUN node bin/build-portal.mjs && node bin/build-server.mjs
 ENV SITES_LISTEN_ADDR=0.0.0.0:8080 SITES_DATA_DIR=/data
 VOLUME /data
 EXPOSE 8080

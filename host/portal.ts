@@ -1,11 +1,11 @@
 import type { Context, Next } from 'koa';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname, extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { extname, join, normalize } from 'node:path';
 import mime from 'mime-types';
+import { projectRoot } from './root.ts';
 
-const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', 'portal', 'dist');
+const DIST = join(projectRoot, 'portal', 'dist');
 
 /**
  * Serves the built portal (portal/dist) on the apex: files by name, and index.html for

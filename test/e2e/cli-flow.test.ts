@@ -110,6 +110,18 @@ describe('the real service through the CLI and curl', () => {
     expect(events.at(-1)).toMatchObject({ type: 'SitePurged', actor: { kind: 'system', name: 'quarantine-ttl' } });
   });
 
+  it('runs compiled code from .build/, and from the TypeScript sources when asked', async () => {
+    const compiled = await exec(process.execPath, ['bin/build-server.mjs']);
+    const build = compiled.stdout.trim();
+    expect(build).toMatch(/^\.build\/[0-9a-f]{16}$/);
+    // unchanged sources: the same build again, nothing rebuilt
+    expect((await exec(process.execPath, ['bin/build-server.mjs'])).stdout.trim()).toBe(build);
+    const fromBuild = await exec(process.execPath, ['bin/sites.mjs', 'keys', 'list'], { env: { ...process.env, ...svc.env } });
+    const fromSource = await exec(process.execPath, ['bin/sites.mjs', 'keys', 'list'], { env: { ...process.env, ...svc.env, SITES_FROM_SOURCE: '1' } });
+    expect(fromSource.stdout).toBe(fromBuild.stdout);
+    expect(fromBuild.stdout).toContain('ci');
+  });
+
   it('a bad configuration value stops start-up with one line naming the variable', async () => {
     const r = await svc.cli(['keys', 'list']).then(() => exec(process.execPath, ['bin/sites.mjs', 'keys', 'list'], { env: { ...process.env, ...svc.env, SITES_VERSIONING_KEEP: '0' } }).catch((e) => e));
     expect(r.code).toBe(1);

@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark of issue 8 in one run, printed as one Markdown table
  * (also written to test-results/bench.md). Every figure comes with its reference measured
  * in the same run. Quick by default (about 3 minutes on 2 cores); BENCH_FULL=1 runs the
- * issue's full sizes. Overrides: BENCH_FILES, BENCH_MB, BENCH_VERSIONS, BENCH_SITES,
+ * issue's full sizes. Overrides: BENCH_FILES, BENCH_MB, BENCH_VERSIONS, BENCH_RUNS, BENCH_SITES,
  * BENCH_DURATION_S, BENCH_ONLY=publish,serving,listing.
  */
 import '../support/localhost-dns.ts';
@@ -22,6 +22,7 @@ const params = {
   files: num('BENCH_FILES', full ? 5000 : 2000),
   bytes: num('BENCH_MB', full ? 100 : 40) * 1024 * 1024,
   versions: num('BENCH_VERSIONS', full ? 20 : 10),
+  runs: num('BENCH_RUNS', 3),
   sites: num('BENCH_SITES', 10_000),
   // 10,000 sites: one round is 20,000 events; four rounds (with archiving and drops) 100,000.
   rounds: num('BENCH_ROUNDS', full ? 4 : 1),
@@ -38,7 +39,7 @@ function machine(): string {
 }
 
 const rows: Row[] = [];
-if (only.has('publish')) rows.push(...(await benchPublish({ files: params.files, bytes: params.bytes, versions: params.versions }, log)));
+if (only.has('publish')) rows.push(...(await benchPublish({ files: params.files, bytes: params.bytes, versions: params.versions, runs: params.runs }, log)));
 if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, durationMs: params.durationMs, warmupMs: 1000 }, log)));
 if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50) }, log)));
 

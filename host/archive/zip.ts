@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, type Transform } from 'node:stream';
@@ -190,7 +189,10 @@ async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.E
 
 async function spool(body: AsyncIterable<Buffer>, file: string): Promise<void> {
   try {
-    await pipeline(Readable.from(body, { objectMode: false }), createWriteStream(file, { flags: 'wx' }));
+    // Created before anything streams, so the caller's cleanup always finds it (a write
+    // stream opening its file lazily could create it after a failed pipeline was cleaned up).
+    const out = await open(file, 'wx');
+    await pipeline(Readable.from(body, { objectMode: false }), out.createWriteStream());
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
       throw new InsufficientStorageError('no space left to store the uploaded zip archive');

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, opendir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
@@ -28,7 +29,7 @@ export const cleanupTemp = (dir: string, maxAgeMs = STALE_TEMP_MS): Promise<numb
 
 /**
  * The embedded file store: a folder of content-addressed files. A blob with SHA-256 `h`
- * lives at `dir/h[0..2]/h[2..4]/h`; uploads are spooled into `dir/tmp/` (same
+ * lives at `dir/h[0..2]/h`; uploads are spooled into `dir/tmp/` (same
  * filesystem, so moving them into place is atomic) and readers never see a partial blob.
  * Temp files left by a crashed process are removed at open once they are stale.
  */
@@ -185,7 +186,11 @@ function prepareLayout(dir: string): void {
       const old = join(folder, sub.name);
       for (const name of readdirSync(old)) {
         if (!HASH_RE.test(name) || !name.startsWith(fan + sub.name)) continue;
-        renameSync(join(old, name), join(folder, name));
+        try {
+          renameSync(join(old, name), join(folder, name));
+        } catch (err) {
+          if (!isMissing(err)) throw err; // moved already by another process opening the store
+        }
       }
       // Only empty folders go: anything that is not a blob stays where it was.
       try {
@@ -195,7 +200,7 @@ function prepareLayout(dir: string): void {
       }
     }
   }
-  const temp = join(dir, 'tmp', `${LAYOUT_FILE}-${process.pid}`);
+  const temp = join(dir, 'tmp', `${LAYOUT_FILE}-${process.pid}-${randomUUID()}`);
   writeFileSync(temp, LAYOUT);
   renameSync(temp, marker);
 }

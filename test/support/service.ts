@@ -9,6 +9,8 @@ import { promisify } from 'node:util';
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'sites.mjs');
 const run = promisify(execFile);
+/** The Node flags `npm start`, the bin's shebang and the Dockerfile run the service with. */
+export const SERVE_NODE_FLAGS = ['--max-semi-space-size=1'];
 
 export type RunningService = {
   /** Apex origin, e.g. http://localhost:PORT */
@@ -65,7 +67,7 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
 
   const launch = async () => {
     stderr = '';
-    child = spawn(process.execPath, [BIN, 'serve'], { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [...SERVE_NODE_FLAGS, BIN, 'serve'], { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString();
       if (process.env.SITES_TEST_VERBOSE) process.stderr.write(c);

@@ -29,9 +29,11 @@ export const cleanupTemp = (dir: string, maxAgeMs = STALE_TEMP_MS): Promise<numb
 
 /**
  * The embedded file store: a folder of content-addressed files. A blob with SHA-256 `h`
- * lives at `dir/h[0..2]/h`; uploads are spooled into `dir/tmp/` (same
- * filesystem, so moving them into place is atomic) and readers never see a partial blob.
- * Temp files left by a crashed process are removed at open once they are stale.
+ * lives at `dir/h[0..2]/h`. Small blobs are written in place by a worker thread
+ * (small-writer.worker.mjs explains why that is safe); streamed ones are spooled into
+ * `dir/tmp/` (same filesystem) and linked into place. Either way a blob is named in a
+ * manifest only once its write returned. Temp files left by a crashed process are removed
+ * at open once they are stale.
  */
 export function openFolderBlobStore(dir: string): BlobStore {
   const tmpDir = join(dir, 'tmp');

@@ -25,6 +25,20 @@ const BASE: TestEntry[] = [
 // Runs until the slice is used up; an interruption is not a failure, a counterexample is.
 const slice = (ms: number) => ({ numRuns: 1_000_000, interruptAfterTimeLimit: ms, markInterruptAsFailure: false });
 
+/**
+ * fast-check interrupts the run in flight when the slice ends and does not wait for it:
+ * that read goes on in the background and removes its spool file when it finishes. Wait
+ * for it (bounded) before the next property, whose first check is "no temp file left".
+ */
+async function settled(dir: string, withinMs = 10_000): Promise<string[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const left = await readdir(dir);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 let tmp: string;
 let properties: ReturnType<typeof archiveProperties>;
 beforeAll(async () => {
@@ -42,8 +56,10 @@ describe('archive reader under fuzzing', () => {
 
   it.each(['mutated', 'hostile', 'clean'] as const)('%s archives keep every invariant', async (name) => {
     // The three properties differ only in their generated tuples.
+    expect(await settled(tmp)).toEqual([]);
     const details = await fc.check(properties[name] as fc.IAsyncPropertyWithHooks<unknown[]>, slice(4_000));
     expect(details.failed, fc.defaultReportMessage(details)).toBe(false);
+    expect(await settled(tmp)).toEqual([]); // the interrupted read cleaned up too
     expect(details.numRuns).toBeGreaterThan(20);
     console.info(`${name}: ${details.numRuns} runs`);
   });

@@ -61,6 +61,21 @@ describe('folder blob store specifics', () => {
     }
   });
 
+  it('replaces the shorter leftover of an interrupted write, and never rewrites a complete blob', async () => {
+    const store = openFolderBlobStore(dir);
+    const content = Buffer.from(`a blob whose first write was cut short ${Date.now()}`);
+    const hash = createHash('sha256').update(content).digest('hex');
+    const path = join(dir, hash.slice(0, 2), hash);
+    await writeFile(path, content.subarray(0, 7)); // what a crash mid-write leaves
+    expect((await store.putBytes(content)).created).toBe(true);
+    expect((await store.getBytes(hash))?.equals(content)).toBe(true);
+    const { ino, mtimeMs } = await stat(path);
+    expect((await store.putBytes(content)).created).toBe(false);
+    expect(await stat(path)).toMatchObject({ ino, mtimeMs });
+    await store.delete(hash);
+    await store.close();
+  });
+
   it('lets exactly one of several concurrent puts of the same content create it', async () => {
     const store = openFolderBlobStore(dir);
     const content = Buffer.from(`raced ${Date.now()}`);

@@ -15,8 +15,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIRS = ['domain', 'projections', 'api', 'host', 'mcp'];
 const ENTRY = join(root, 'host', 'cli', 'main.ts');
-/** Builds other than the current one are removed once they are this old (a process may still be running one). */
-const STALE_BUILD_MS = 24 * 60 * 60 * 1000;
+/**
+ * Builds other than the current one are removed once they are this old. A service started
+ * from an older build may still load a lazy chunk from it (the MCP connector on its first
+ * request), so they are kept a week, not removed at once.
+ */
+const STALE_BUILD_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Hash of every source file's path, size and mtime (and of this script). */
 function fingerprint() {

@@ -35,11 +35,12 @@ export async function benchPublish(p: PublishParams, log: (s: string) => void): 
     const site = await generateSite(join(work, 'gen'), p.files, p.bytes);
     const archives = await buildArchives(site, work, 'v0');
 
-    // This machine's disk is noisy (the same extraction takes 0.25 s or 1.8 s from one
-    // minute to the next), so the publishes and the extractions alternate, each from a
-    // flushed disk (`sync`), and the medians are compared. Each publish goes to a fresh
-    // service (empty store) that has first published one small unrelated site: the figure
-    // is that of a running service, not of its first seconds of JIT compilation.
+    // This machine's disk is noisy (the same extraction takes 0.25 s or 3 s from one minute
+    // to the next), so the publishes and the extractions alternate, each from a flushed
+    // disk (`sync`), and the medians are compared. Each run starts a fresh service, which
+    // publishes another site of the same size first (timed too: the "first publish" row),
+    // then the measured one: the headline is a running service's publish, not that of a
+    // process whose JIT has not yet compiled the publish path (which halves its speed).
     // Nothing is deleted until the end: this disk is mounted with `discard`, and a deletion
     // just before a timed step made that step wait for the trim.
     const settle = () => exec('sync', []);
@@ -51,16 +52,17 @@ export async function benchPublish(p: PublishParams, log: (s: string) => void): 
       const { ms } = await timed(() => exec(cmd, args(dir)));
       return ms;
     };
-    const warmSite = await generateSite(join(work, 'warm'), 100, 1024 * 1024, 7);
-    const warm = await buildArchives(warmSite, work, 'warm');
+    const otherSite = await generateSite(join(work, 'other'), p.files, p.bytes, 2);
+    const other = await buildArchives(otherSite, work, 'other');
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const range = (xs: number[]) => `${fmt(Math.min(...xs) / 1000, 2)}–${fmt(Math.max(...xs) / 1000, 2)} s`;
     const formats = [
-      { name: '.zip', archive: archives.zip, warm: warm.zip, tool: 'unzip -q', extract: () => extractOnce('unzip', (d) => ['-q', archives.zip, '-d', d]) },
-      { name: '.tar.gz', archive: archives.tgz, warm: warm.tgz, tool: 'tar -xzf', extract: () => extractOnce('tar', (d) => ['-xzf', archives.tgz, '-C', d]) },
+      { name: '.zip', archive: archives.zip, first: other.zip, tool: 'unzip -q', extract: () => extractOnce('unzip', (d) => ['-q', archives.zip, '-d', d]) },
+      { name: '.tar.gz', archive: archives.tgz, first: other.tgz, tool: 'tar -xzf', extract: () => extractOnce('tar', (d) => ['-xzf', archives.tgz, '-C', d]) },
     ];
     for (const f of formats) {
       const publishMs: number[] = [];
+      const firstMs: number[] = [];
       const extractMs: number[] = [];
       let peak = 0;
       let idle = 0;
@@ -69,8 +71,10 @@ export async function benchPublish(p: PublishParams, log: (s: string) => void): 
         extractMs.push(await f.extract());
         const { svc, key, pid } = await freshService(p.versions);
         try {
-          const warmed = await publishFile(svc.port, key, { group: 'bench', slug: 'warm', title: 'Warm-up' }, f.warm);
-          if (warmed.status !== 200) throw new Error(`warm-up publish failed: ${warmed.status} ${JSON.stringify(warmed.body)}`);
+          await settle();
+          const first = await publishFile(svc.port, key, { group: 'bench', slug: 'other', title: 'Other' }, f.first);
+          if (first.status !== 200) throw new Error(`first publish failed: ${first.status} ${JSON.stringify(first.body)}`);
+          firstMs.push(first.ms);
           idle = Math.max(idle, (await sampleRss(pid).stop()).peakMb);
           await settle();
           const rss = sampleRss(pid);
@@ -85,8 +89,10 @@ export async function benchPublish(p: PublishParams, log: (s: string) => void): 
         }
       }
       const ratio = median(publishMs) / median(extractMs);
-      rows.push({ section: 'Publish', what: `${f.name}, ${p.files} files / ${fmt(mb(site.bytes), 0)} MB (median of ${p.runs}, runs ${range(publishMs)})`, value: `${fmt(median(publishMs) / 1000, 2)} s`, reference: `${f.tool}: ${fmt(median(extractMs) / 1000, 2)} s (${range(extractMs)})`, ratio, target: '≤ 2×', ok: ratio <= 2 });
-      rows.push({ section: 'Publish', what: `peak RSS during ${f.name} publish (highest of ${p.runs})`, value: `${fmt(peak, 0)} MB`, reference: `idle, warmed: ${fmt(idle, 0)} MB`, ratio: peak / idle, target: '< 150 MB', ok: peak < 150 });
+      const extracted = `${f.tool}: ${fmt(median(extractMs) / 1000, 2)} s (${range(extractMs)})`;
+      rows.push({ section: 'Publish', what: `${f.name}, ${p.files} files / ${fmt(mb(site.bytes), 0)} MB, a running service (median of ${p.runs}, runs ${range(publishMs)})`, value: `${fmt(median(publishMs) / 1000, 2)} s`, reference: extracted, ratio, target: '≤ 2×', ok: ratio <= 2 });
+      rows.push({ section: 'Publish', what: `${f.name}, the same size as the first publish of a fresh process (runs ${range(firstMs)})`, value: `${fmt(median(firstMs) / 1000, 2)} s`, reference: extracted, ratio: median(firstMs) / median(extractMs) });
+      rows.push({ section: 'Publish', what: `peak RSS over both ${f.name} publishes (highest of ${p.runs})`, value: `${fmt(peak, 0)} MB`, reference: `after the first: ${fmt(idle, 0)} MB`, ratio: peak / idle, target: '< 150 MB', ok: peak < 150 });
     }
 
     // Republish and retention, on one more fresh service.

@@ -33,8 +33,10 @@ export async function storeFiles(
       if (failure) break;
       const head = await readHead(file.content);
       if (head.rest === undefined) {
-        const bytes = head.bytes;
-        track(blobs.putBytes(bytes).then((put) => onStored({ path: file.path, put })));
+        // The callback holds the path only, not `file`: its content stream still references
+        // the bytes, which should become garbage as soon as the store has copied them.
+        const path = file.path;
+        track(blobs.putBytes(head.bytes).then((put) => onStored({ path, put })));
         while (inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
       } else {
         const put = await blobs.put(prepend(head.bytes, head.rest));

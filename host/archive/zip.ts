@@ -9,7 +9,7 @@ import { InsufficientStorageError, TooLargeError, ValidationError } from '../../
 import { addBytes, archiveError, countEntry, countingTransform, createBudget, type Budget } from './budget.ts';
 import { BlockReader } from './block-reader.ts';
 import { createPathRegistry, shown } from './paths.ts';
-import type { ArchiveEntry, ArchiveLimits } from './types.ts';
+import { handOver, type ArchiveEntry, type ArchiveLimits } from './types.ts';
 
 // Unix file types in the high 16 bits of a zip entry's external attributes.
 const S_IFMT = 0o170000;
@@ -116,11 +116,7 @@ export async function* readZip(
         );
       }
       if (entry.compressedSize <= SMALL_ENTRY && entry.uncompressedSize <= SMALL_ENTRY) {
-        const bytes = await readSmallEntry(zip, reader, entry, path, budget);
-        content = Readable.from([bytes], { objectMode: false });
-        yield { path, content };
-        if (!content.readableEnded) content.destroy();
-        content = undefined;
+        yield { path, content: handOver(await readSmallEntry(zip, reader, entry, path, budget)) };
         continue;
       }
       let raw: Readable;
@@ -170,7 +166,10 @@ async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.E
     bytes = Buffer.from(raw); // a copy: `raw` may be a view of the reader's cached block
   } else {
     try {
-      bytes = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
+      // One output buffer one byte larger than declared: a conforming entry inflates in a
+      // single call into it (the default 16 KiB chunks would allocate several and concatenate
+      // them: three times the garbage per file), and a longer one overshoots the bound.
+      bytes = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize), chunkSize: Math.max(64, entry.uncompressedSize + 1) });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
         throw new ValidationError(`the zip archive is corrupt: entry ${shown(path)} inflates to more than its declared ${entry.uncompressedSize} bytes`);

@@ -87,9 +87,13 @@ export function openFolderBlobStore(dir: string): BlobStore {
     },
 
     async putBytes(bytes: Uint8Array): Promise<PutResult> {
+      // Only the size outlives the copy into the writer: the bytes must not stay reachable
+      // while the write is out, or every buffer in flight survives into V8's old generation
+      // and waits for a full collection (measured: ~38 MB of them at a 100 MB zip's peak).
+      const size = bytes.byteLength;
       try {
         const { hash, created } = await smallWriter.write(bytes);
-        return { hash, size: bytes.byteLength, created };
+        return { hash, size, created };
       } catch (err) {
         throw mapStorageError(err, 'writing a blob');
       }

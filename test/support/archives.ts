@@ -259,7 +259,7 @@ export type Probe = {
  * out and how it ended. A hang is reported as an error rather than stalling the fuzzer.
  */
 export async function probeArchive(
-  read: (source: Readable) => AsyncGenerator<{ path: string; content: Readable }>,
+  read: (source: Readable) => AsyncGenerator<{ path: string; content: AsyncIterable<Uint8Array> }>,
   archive: Buffer,
   chunkSize: number,
   timeoutMs = 10_000,

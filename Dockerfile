@@ -12,4 +12,4 @@ RUN node bin/build-portal.mjs && node bin/build-server.mjs
 ENV SITES_LISTEN_ADDR=0.0.0.0:8080 SITES_DATA_DIR=/data
 VOLUME /data
 EXPOSE 8080
-CMD ["node", "--max-semi-space-size=1", "bin/sites.mjs", "serve"]
+CMD ["node", "--max-semi-space-size=1", "--expose-gc", "bin/sites.mjs", "serve"]

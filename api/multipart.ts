@@ -9,6 +9,7 @@ import type { Identity } from '../domain/auth.ts';
 import type { IncomingFile, PublishOutcome, PublishTarget } from '../domain/commands/publish.ts';
 import { preparePublish, publishFiles } from '../domain/commands/publish.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
+import { youngGarbageHint } from '../host/gc-hint.ts';
 import type { ApiContext } from './context.ts';
 
 const MAX_META_BYTES = 64 * 1024;
@@ -40,9 +41,11 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
     throw new ValidationError('malformed multipart body');
   }
   let received = 0;
+  const hint = youngGarbageHint();
   const counter = new PassThrough({ highWaterMark: PART_BUFFER });
   counter.on('data', (chunk: Buffer) => {
     received += chunk.length;
+    hint(chunk.length);
     if (received > limit) counter.destroy(new TooLargeError(`the upload is larger than ${limit} bytes`));
   });
 

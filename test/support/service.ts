@@ -10,7 +10,7 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'sites.mjs');
 const run = promisify(execFile);
 /** The Node flags `npm start`, the bin's shebang and the Dockerfile run the service with. */
-export const SERVE_NODE_FLAGS = ['--max-semi-space-size=1'];
+export const SERVE_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc'];
 
 export type RunningService = {
   /** Apex origin, e.g. http://localhost:PORT */

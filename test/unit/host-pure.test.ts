@@ -1,10 +1,12 @@
-/** Pure host and API pieces: configuration, CIDRs, Host classification, path resolution, ranges, list queries. */
+/** Pure host and API pieces: configuration, CIDRs, Host classification, path resolution, ranges, list queries, memory hints. */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSiteQuery } from '../../api/site-query.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import type { Manifest, ManifestEntry } from '../../domain/manifest.ts';
+import { handOver } from '../../host/archive/types.ts';
 import { ConfigError, inCidrs, loadConfig, parseCidr, parseDuration } from '../../host/config.ts';
+import { youngGarbageHint } from '../../host/gc-hint.ts';
 import { classifyHost } from '../../host/hosts.ts';
 import { parseRange, resolvePath } from '../../host/serve-site.ts';
 
@@ -330,5 +332,38 @@ describe('parseSiteQuery', () => {
       { q: ['a', 'b'] },
     ];
     for (const query of bad) expect(() => parseSiteQuery(query, true), JSON.stringify(query)).toThrow(ValidationError);
+  });
+});
+
+describe('youngGarbageHint', () => {
+  it('asks for one young collection per full step of input, none before', () => {
+    const calls: unknown[] = [];
+    const hint = youngGarbageHint(100, (options) => calls.push(options));
+    hint(60);
+    expect(calls).toEqual([]);
+    hint(60); // 120: one step passed
+    expect(calls).toEqual([{ type: 'minor' }]);
+    hint(99);
+    expect(calls).toHaveLength(1);
+    hint(1);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('does nothing when the process has no exposed gc', () => {
+    const hint = youngGarbageHint(1, undefined);
+    expect(() => hint(10_000)).not.toThrow();
+  });
+});
+
+describe('handOver', () => {
+  it('yields the bytes once, then ends, and forgets them when closed early', async () => {
+    const bytes = Buffer.from('hello');
+    const seen: Buffer[] = [];
+    for await (const chunk of handOver(bytes)) seen.push(chunk);
+    expect(seen).toEqual([bytes]);
+
+    const early = handOver(bytes)[Symbol.asyncIterator]();
+    await early.return!();
+    expect(await early.next()).toEqual({ value: undefined, done: true });
   });
 });

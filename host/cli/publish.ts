@@ -71,12 +71,12 @@ export async function publishCli(argv: string[]): Promise<number> {
   const packing = (async () => {
     let sent = 0;
     const tty = process.stderr.isTTY;
-    for (const f of files) {
+    for (const [index, f] of files.entries()) {
       const name = relative(dir, f.path).split(sep).join('/');
       const entry = pack.entry({ name, size: f.size, mode: 0o644 });
       await pipeline(createReadStream(f.path), entry);
       sent += f.size;
-      if (tty) process.stderr.write(`\r${progressBar(sent, total)} ${files.indexOf(f) + 1}/${files.length} files`);
+      if (tty) process.stderr.write(`\r${progressBar(sent, total)} ${index + 1}/${files.length} files`);
     }
     if (tty) process.stderr.write('\n');
     pack.finalize();

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,7 +15,10 @@ beforeAll(async () => {
   svc = await startService({ env: { SITES_DELETED_SITE_TTL: '2s' } });
   work = await mkdtemp(join(tmpdir(), 'sites-e2e-'));
 });
-afterAll(() => svc?.stop());
+afterAll(async () => {
+  await svc?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
+});
 
 async function listing(key: string) {
   return (await call(svc.url, 'GET', '/api/sites?limit=500', { key })).body;

@@ -4,7 +4,7 @@ import tar from 'tar-stream';
 import { ValidationError } from '../../domain/errors.ts';
 import { addBytes, archiveError, countEntry, countingTransform, createBudget, type Budget } from './budget.ts';
 import { createPathRegistry, shown } from './paths.ts';
-import type { ArchiveEntry, ArchiveLimits } from './types.ts';
+import { handOver, SMALL_ENTRY, type ArchiveEntry, type ArchiveLimits } from './types.ts';
 
 /** The entry stream tar-stream hands out (a streamx Readable with the parsed header). */
 type TarSource = AsyncIterable<Buffer> & {
@@ -69,6 +69,17 @@ export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLim
         throw new ValidationError(`archive entry ${shown(name)} is ${what}; only regular files and directories are allowed`);
       }
       const path = registry.addFile(name);
+      if ((source.header.size ?? 0) <= SMALL_ENTRY) {
+        // Read whole and handed over: no stream per file between the parser and the store.
+        let bytes: Buffer;
+        try {
+          bytes = await readSmallEntry(source, budget, path);
+        } catch (error) {
+          throw budget.error ?? failure ?? archiveError(error, 'tar.gz');
+        }
+        yield { path, content: handOver(bytes) };
+        continue;
+      }
       content = countingTransform(budget, path);
       const done = forward(source, content, budget, path);
       done.catch(() => {}); // awaited below; must not count as unhandled meanwhile
@@ -90,6 +101,33 @@ export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLim
     gunzip.destroy();
     input.destroy();
   }
+}
+
+/**
+ * One small entry, whole (the header declares at most SMALL_ENTRY bytes, and the parser
+ * delivers exactly the declared size): its chunks, counted against the byte budget as
+ * they come, joined only when there is more than one.
+ */
+function readSmallEntry(source: TarSource, budget: Budget, path: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let ended = false;
+    source.on('data', (chunk: Buffer) => {
+      const overBudget = addBytes(budget, chunk.length, path);
+      if (overBudget) return reject(overBudget);
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    source.on('end', () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    source.on('error', (error: Error) => reject(archiveError(error, 'tar.gz')));
+    source.on('close', () => {
+      if (!ended) reject(budget.error ?? new ValidationError(`the tar.gz archive ended inside entry ${shown(path)}`));
+    });
+  });
 }
 
 /**

@@ -4,6 +4,12 @@ import type { Readable } from 'node:stream';
 export type ArchiveLimits = { maxEntries: number; maxBytes: number };
 
 /**
+ * Entries up to this size are read whole and handed over as one buffer; larger ones stream.
+ * Most files of a site are this small. (The same size as the store's small-file path.)
+ */
+export const SMALL_ENTRY = 256 * 1024;
+
+/**
  * One regular file of an archive: its normalised relative POSIX path and its bytes, as a
  * stream (large entries) or handed over whole (small ones, see `handOver`).
  */

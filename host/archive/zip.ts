@@ -9,7 +9,7 @@ import { InsufficientStorageError, TooLargeError, ValidationError } from '../../
 import { addBytes, archiveError, countEntry, countingTransform, createBudget, type Budget } from './budget.ts';
 import { BlockReader } from './block-reader.ts';
 import { createPathRegistry, shown } from './paths.ts';
-import { handOver, type ArchiveEntry, type ArchiveLimits } from './types.ts';
+import { handOver, SMALL_ENTRY, type ArchiveEntry, type ArchiveLimits } from './types.ts';
 
 // Unix file types in the high 16 bits of a zip entry's external attributes.
 const S_IFMT = 0o170000;
@@ -23,12 +23,6 @@ const FORBIDDEN_MODES: Record<number, string> = {
 const S_IFDIR = 0o040000;
 const MSDOS_DIRECTORY = 0x10;
 
-/**
- * Entries whose compressed and declared sizes are both at most this are read whole and
- * inflated in one synchronous call, bounded by their declared size: no stream, no trip
- * through the thread pool. Most files of a site are this small. Larger ones stream.
- */
-const SMALL_ENTRY = 256 * 1024;
 
 // yauzl 3 API missing from @types/yauzl 2.x.
 type ZipEntry = yauzl.Entry & { fileNameRaw: Buffer };
@@ -115,6 +109,9 @@ export async function* readZip(
           `archive entry ${shown(path)} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`,
         );
       }
+      // Small entries (compressed and declared size both within SMALL_ENTRY) are read whole
+      // and inflated in one synchronous call, bounded by their declared size: no stream, no
+      // trip through the thread pool. Larger ones stream.
       if (entry.compressedSize <= SMALL_ENTRY && entry.uncompressedSize <= SMALL_ENTRY) {
         yield { path, content: handOver(await readSmallEntry(zip, reader, entry, path, budget)) };
         continue;

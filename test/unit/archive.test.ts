@@ -2,11 +2,11 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../domain/errors.ts';
 import { detectFormat, normaliseEntryPath, readArchive, type ArchiveLimits } from '../../host/archive/index.ts';
-import { chunked, makeRawZip, makeTarGz, makeTarGzBomb, makeZip, makeZipBomb, type TestEntry } from '../support/archives.ts';
+import { chunked, makeRawZip, makeTar, makeTarGz, makeTarGzBomb, makeZip, makeZipBomb, type TestEntry } from '../support/archives.ts';
 
 const LIMITS: ArchiveLimits = { maxEntries: 100, maxBytes: 1_000_000 };
 let tmp: string;
@@ -220,6 +220,38 @@ describe('readArchive: tar specifics', () => {
     const error = await rejection(readAll(await makeTarGz([{ name: 'a', content: 'x' }, { type: 'hardlink', name: 'b', target: 'a' }])));
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.message).toContain('"b" is a hard link');
+  });
+
+  // Entries up to 256 KiB are read whole and handed over; larger ones stream. Each check
+  // below runs on both sides of that line.
+  describe.each([
+    ['a small entry (read whole)', 1_000],
+    ['a large entry (streamed)', 400_000],
+  ])('%s', (_, size) => {
+    const data = Buffer.from(Array.from({ length: size }, (_, i) => (i * 7919) % 251));
+    const limits = { maxEntries: 10, maxBytes: 10_000_000 };
+
+    it('is read exactly when the archive arrives in tiny chunks', async () => {
+      const archive = await makeTarGz([{ name: 'a.bin', content: data }, { name: 'b.txt', content: 'b' }]);
+      const read = await readAll(chunked(archive, 997), limits);
+      expect(read.map((e) => e.path)).toEqual(['a.bin', 'b.txt']);
+      expect(read[0]!.data.equals(data)).toBe(true);
+    });
+
+    it('is refused when the tar ends inside it', async () => {
+      const tar = await makeTar([{ name: 'a.bin', content: data }]);
+      const cut = gzipSync(tar.subarray(0, 512 + Math.floor(size / 2))); // header + half the data, validly gzipped
+      const error = await rejection(readAll(cut, limits));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.message).toMatch(/ended inside|truncated|unexpected end/i);
+    });
+
+    it('counts toward the byte limit, naming the entry', async () => {
+      const archive = await makeTarGz([{ name: 'a.bin', content: data }, { name: 'b.bin', content: data }]);
+      const error = await rejection(readAll(archive, { maxEntries: 10, maxBytes: size + 10 }));
+      expect(error).toBeInstanceOf(TooLargeError);
+      expect(error.message).toContain('"b.bin"');
+    });
   });
 
   it('reads pax headers (long and unicode names) and skips a global pax header', async () => {

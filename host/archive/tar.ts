@@ -24,7 +24,8 @@ const FORBIDDEN_TYPES: Record<string, string> = {
 
 /**
  * Streams a gzip-compressed tar: body → gunzip → tar-stream extract, one entry at a
- * time. Nothing is buffered beyond the streams' high-water marks.
+ * time. Nothing is buffered beyond the streams' high-water marks and, for an entry of at
+ * most SMALL_ENTRY bytes, that entry (handed over whole).
  */
 export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLimits): AsyncGenerator<ArchiveEntry> {
   const input = Readable.from(body, { objectMode: false });

@@ -41,7 +41,7 @@ function machine(): string {
 
 const rows: Row[] = [];
 if (only.has('publish')) rows.push(...(await benchPublish({ files: params.files, bytes: params.bytes, versions: params.versions, runs: params.runs }, log)));
-if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, durationMs: params.durationMs, warmupMs: 1000 }, log)));
+if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, durationMs: params.durationMs, warmupMs: 1000, rounds: params.runs }, log)));
 if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50) }, log)));
 
 const text = [

@@ -1,7 +1,7 @@
 /**
  * Serving benchmark: a 2 KB HTML file and a 1 MB asset from one published site, against
  * nginx and a plain Node static server serving the same files from a folder. Every
- * server gets the same load from the same generator, one after the other.
+ * server gets the same load from the same generator, in turn, over several rounds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -17,7 +17,7 @@ import type { Row } from './table.ts';
 
 const NGINX = '/usr/sbin/nginx';
 
-export type ServingParams = { readonly connections: number; readonly durationMs: number; readonly warmupMs: number };
+export type ServingParams = { readonly connections: number; readonly durationMs: number; readonly warmupMs: number; readonly rounds: number };
 
 function smallHtml(): Buffer {
   let s = '<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body>\n';
@@ -90,7 +90,15 @@ http {
 }
 
 const describe = (r: LoadResult) => `${Math.round(r.rps)} req/s, p99 ${fmt(r.p99Ms)} ms${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}`;
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+type Server = { readonly name: 'service' | 'nginx' | 'node'; readonly port: number; readonly hostHeader?: string };
+
+/**
+ * This machine's speed drifts from one minute to the next (the same server answers 20,000
+ * or 30,000 req/s), so the servers are not measured one after the other: each round loads
+ * every server in turn on every file, and the figures are the medians over the rounds.
+ */
 export async function benchServing(p: ServingParams, log: (s: string) => void): Promise<Row[]> {
   const work = await mkdtemp(join(tmpdir(), 'sites-bench-serve-'));
   const root = join(work, 'site');
@@ -102,13 +110,14 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
   const files = [
     { name: 'small', path: '/index.html', bytes: html.length, label: '2 KB HTML' },
     { name: 'large', path: '/asset.bin', bytes: big.length, label: '1 MB asset' },
-  ];
-  const results: Record<string, Record<string, LoadResult | string>> = {};
-  const load = (port: number, path: string, bytes: number, hostHeader?: string) =>
-    runLoad({ host: '127.0.0.1', port, path, connections: p.connections, durationMs: p.durationMs, warmupMs: p.warmupMs, expectBytes: bytes, ...(hostHeader ? { hostHeader } : {}) });
-
-  const svc = await startService();
+  ] as const;
+  const durationMs = Math.max(2000, Math.round(p.durationMs / p.rounds));
+  const servers: Server[] = [];
+  const stops: (() => Promise<void>)[] = [];
+  const results = new Map<string, LoadResult[]>(); // `${server}:${file}` → one result per round
   try {
+    const svc = await startService();
+    stops.push(() => svc.stop());
     const key = await svc.createKey(['--name', 'bench', '--admin']);
     const archive = await makeTarGz([
       { name: 'index.html', content: html },
@@ -116,56 +125,63 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
     ]);
     const res = await publish(svc.url, key, { group: 'bench', slug: 'serve', title: 'Serve' }, { archive });
     if (res.status !== 200) throw new Error(`publish for serving failed: ${res.status}`);
-    for (const f of files) {
-      log(`service: ${f.label}`);
-      (results[f.name] ??= {}).service = await load(svc.port, f.path, f.bytes, `serve.bench.localhost:${svc.port}`);
-    }
-  } finally {
-    await svc.stop();
-  }
+    servers.push({ name: 'service', port: svc.port, hostHeader: `serve.bench.localhost:${svc.port}` });
 
-  if (existsSync(NGINX)) {
-    const nginx = await startNginx(root, work);
-    try {
-      for (const f of files) {
-        log(`nginx: ${f.label}`);
-        results[f.name]!.nginx = await load(nginx.port, f.path, f.bytes);
-      }
-    } finally {
-      await stopChild(nginx.child);
+    if (existsSync(NGINX)) {
+      const nginx = await startNginx(root, work);
+      stops.push(() => stopChild(nginx.child));
+      servers.push({ name: 'nginx', port: nginx.port });
     }
-  } else for (const f of files) results[f.name]!.nginx = 'nginx not installed';
 
-  const port = await freePort();
-  const node = spawn(process.execPath, [resolve(import.meta.dirname, 'static-server.mjs'), root, String(port)], { stdio: 'ignore' });
-  try {
+    const port = await freePort();
+    const node = spawn(process.execPath, [resolve(import.meta.dirname, 'static-server.mjs'), root, String(port)], { stdio: 'ignore' });
+    stops.push(() => stopChild(node));
     await waitReady(node, port);
-    for (const f of files) {
-      log(`node static: ${f.label}`);
-      results[f.name]!.node = await load(port, f.path, f.bytes);
+    servers.push({ name: 'node', port });
+
+    for (let round = 1; round <= p.rounds; round++) {
+      log(`serving: round ${round} of ${p.rounds} (${servers.map((x) => x.name).join(', ')}; ${durationMs / 1000} s each)`);
+      for (const f of files) {
+        for (const server of servers) {
+          const result = await runLoad({
+            host: '127.0.0.1',
+            port: server.port,
+            path: f.path,
+            connections: p.connections,
+            durationMs,
+            warmupMs: p.warmupMs,
+            expectBytes: f.bytes,
+            ...(server.hostHeader ? { hostHeader: server.hostHeader } : {}),
+          });
+          const key = `${server.name}:${f.name}`;
+          results.set(key, [...(results.get(key) ?? []), result]);
+        }
+      }
     }
   } finally {
-    await stopChild(node);
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    await rm(work, { recursive: true, force: true });
   }
-  await rm(work, { recursive: true, force: true });
 
+  // The median round of a server (by req/s) stands for it; ratios are taken round by round.
+  const typical = (runs: readonly LoadResult[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
   const rows: Row[] = [];
   for (const f of files) {
-    const r = results[f.name]!;
-    const service = r.service as LoadResult;
+    const service = results.get(`service:${f.name}`)!;
     for (const ref of ['nginx', 'node'] as const) {
-      const other = r[ref]!;
       const refName = ref === 'nginx' ? 'nginx (1 worker)' : 'Node http + createReadStream';
-      if (typeof other === 'string') {
-        rows.push({ section: 'Serving', what: `${f.label} vs ${refName}`, value: describe(service), reference: other });
+      const other = results.get(`${ref}:${f.name}`);
+      if (!other) {
+        rows.push({ section: 'Serving', what: `${f.label} vs ${refName}`, value: describe(typical(service)), reference: 'nginx not installed' });
         continue;
       }
-      const ratio = service.rps / other.rps;
+      const ratios = service.map((r, i) => r.rps / other[i]!.rps);
+      const ratio = median(ratios);
       rows.push({
         section: 'Serving',
-        what: `${f.label}, ${p.connections} conns vs ${refName}`,
-        value: describe(service),
-        reference: describe(other),
+        what: `${f.label}, ${p.connections} conns vs ${refName} (median of ${p.rounds} rounds, ratios ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`,
+        value: describe(typical(service)),
+        reference: describe(typical(other)),
         ratio,
         ...(ref === 'nginx' && f.name === 'small' ? { target: '≥ 0.60× nginx', ok: ratio >= 0.6 } : {}),
       });

@@ -1,5 +1,5 @@
 import JSZip from 'jszip';
-import { Readable } from 'node:stream';
+import { PassThrough, pipeline, Readable } from 'node:stream';
 import type { Manifest } from '../domain/manifest.ts';
 import type { BlobStore } from '../domain/ports.ts';
 
@@ -10,10 +10,23 @@ import type { BlobStore } from '../domain/ports.ts';
  */
 export function streamRevisionZip(blobs: BlobStore, manifest: Manifest): Readable {
   const zip = new JSZip();
+  const inputs: Readable[] = [];
   for (const [path, entry] of manifest.files) {
-    zip.file(path, lazyBlob(blobs, entry.hash), { binary: true, date: new Date(0) });
+    const input = lazyBlob(blobs, entry.hash);
+    inputs.push(input);
+    zip.file(path, input, { binary: true, date: new Date(0) });
   }
-  return zip.generateNodeStream({ type: 'nodebuffer', streamFiles: true, compression: 'DEFLATE', compressionOptions: { level: 6 } }) as unknown as Readable;
+  const generated = zip.generateNodeStream({ type: 'nodebuffer', streamFiles: true, compression: 'DEFLATE', compressionOptions: { level: 6 } }) as unknown as Readable;
+  // jszip leaves its input streams as they are when its output is abandoned (a client gone
+  // mid-download), and its output (readable-stream 2) says nothing when destroyed: the
+  // input it was reading would keep its blob's file open. Through a core stream, whose
+  // pipeline reports the end either way, they are all closed with it (after a complete
+  // download they have ended already).
+  const out = new PassThrough();
+  pipeline(generated, out, () => {
+    for (const input of inputs) input.destroy();
+  });
+  return out;
 }
 
 function lazyBlob(blobs: BlobStore, hash: string): Readable {
@@ -27,6 +40,8 @@ function lazyBlob(blobs: BlobStore, hash: string): Readable {
       blobs.get(hash).then(
         (stream) => {
           if (!stream) return out.destroy(new Error(`blob ${hash} is missing`));
+          // A download abandoned meanwhile: the blob's open file must be closed, not left for good.
+          if (out.destroyed) return void stream.destroy();
           source = stream;
           stream.on('data', (chunk) => {
             if (!out.push(chunk)) stream.pause();
@@ -36,6 +51,10 @@ function lazyBlob(blobs: BlobStore, hash: string): Readable {
         },
         (err) => out.destroy(err),
       );
+    },
+    destroy(err, callback) {
+      source?.destroy();
+      callback(err);
     },
   });
   return out;

@@ -1,3 +1,5 @@
+import { readdir, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http.ts';
@@ -56,6 +58,34 @@ describe('browsing revisions', () => {
     expect(names).toEqual(['about/index.html', 'css/site.css', 'img/logo.svg', 'index.html', 'new.txt', 'small.png']);
     expect(await zip.file('small.png')!.async('nodebuffer')).toEqual(PNG);
     expect(await zip.file('new.txt')!.async('string')).toBe('second revision');
+  });
+
+  it('closes the files of a revision zip whose download is abandoned', async () => {
+    // Ten 1 MB files that do not compress, so the download is still reading them when it is cut.
+    const big = (seed: number) => {
+      const bytes = Buffer.alloc(1 << 20);
+      let x = seed;
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
+      return bytes;
+    };
+    const files = Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`f${n}.bin`, big(n + 1)]));
+    await publish(svc.url, admin, { group: 'br', slug: 'big', title: 'Big' }, { files: { 'index.html': 'big', ...files } });
+    const blobFds = async () => {
+      let count = 0;
+      for (const fd of await readdir(`/proc/${svc.pid}/fd`)) {
+        const target = await readlink(`/proc/${svc.pid}/fd/${fd}`).catch(() => '');
+        if (target.startsWith(join(svc.dataDir, 'blobs'))) count++;
+      }
+      return count;
+    };
+    const controller = new AbortController();
+    const res = await fetch(`${svc.url}/api/sites/br/big/revisions/current/archive`, { headers: { 'Remote-User': 'viewer' }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    await expect.poll(blobFds, { timeout: 5_000 }).toBe(0);
   });
 
   it('detects the favicon at publish, preferring SVG', async () => {

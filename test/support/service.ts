@@ -19,6 +19,8 @@ export type RunningService = {
   readonly dataDir: string;
   readonly baseDomain: string;
   readonly env: Record<string, string>;
+  /** The running process's id (changes with `restart()`). */
+  readonly pid: number;
   /** `http://<labels>.localhost:PORT/` for a site path like `docs/app`. */
   siteUrl(path: string): string;
   /** Runs `sites keys create …` and returns the token (the last stdout line). */
@@ -111,6 +113,9 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
     dataDir,
     baseDomain: 'localhost',
     env,
+    get pid() {
+      return child!.pid!;
+    },
     siteUrl: (path: string) => `http://${path.split('/').reverse().join('.')}.localhost:${port}/`,
     async createKey(args: string[]) {
       const r = await cli(['keys', 'create', ...args]);

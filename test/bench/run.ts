@@ -3,7 +3,7 @@
  * (also written to test-results/bench.md). Every figure comes with its reference measured
  * in the same run. Quick by default (about 3 minutes on 2 cores); BENCH_FULL=1 runs the
  * issue's full sizes. Overrides: BENCH_FILES, BENCH_MB, BENCH_VERSIONS, BENCH_RUNS, BENCH_SITES,
- * BENCH_DURATION_S, BENCH_ONLY=publish,serving,listing.
+ * BENCH_DURATION_S (per server and file, split over the BENCH_RUNS serving rounds), BENCH_ONLY=publish,serving,listing.
  */
 import '../support/localhost-dns.ts';
 import { readFileSync } from 'node:fs';

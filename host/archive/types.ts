@@ -20,7 +20,8 @@ export type ArchiveEntry = { path: string; content: Readable | AsyncIterable<Buf
  * (`Readable.from([bytes])`) would keep them reachable until the next entry is asked for,
  * which comes only after the consumer has waited for a free writer: long enough for the
  * buffer to be promoted to V8's old generation, where only a full collection frees it.
- * Measured on a 100 MB zip: tens of MB of such buffers at the publish's peak.
+ * Measured on a 100 MB zip: live and dead buffers during extraction went from 30–40 MB to
+ * a flat 8 MB, and the publish's peak RSS from 137–159 MB to 133 MB.
  */
 export function handOver(bytes: Buffer): AsyncIterable<Buffer> {
   let held: Buffer | undefined = bytes;

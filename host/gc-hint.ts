@@ -8,8 +8,8 @@
  * When the process runs with --expose-gc (npm start, bin/sites.mjs, the Dockerfile and
  * the tests' launcher do), this asks for a young-generation collection after every
  * `everyBytes` of input instead: a scavenge of a 1 MiB young generation takes well under a
- * millisecond. Measured on two 100 MB zip publishes: peak RSS 130–135 → 119–122 MB. Without the
- * flag it does nothing.
+ * millisecond. Measured on two 100 MB zip publishes: peak RSS 130–135 → 119–122 MB.
+ * Without the flag it does nothing.
  */
 export function youngGarbageHint(
   everyBytes = 8 * 1024 * 1024,

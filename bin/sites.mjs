@@ -5,6 +5,7 @@
 // piled up to ~50 MB of resident memory during a 100 MB publish. --expose-gc lets an upload
 // ask for a young collection every 8 MiB (host/gc-hint.ts says why). Throughput was
 // unchanged in the benchmarks.
+//
 // The `sites` command. Runs the service compiled to plain JavaScript (bin/build-server.mjs,
 // rebuilt whenever a source file changed); when that cannot be written (a read-only
 // install) or SITES_FROM_SOURCE=1 is set, it loads the TypeScript sources through tsx.

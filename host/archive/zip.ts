@@ -23,7 +23,6 @@ const FORBIDDEN_MODES: Record<number, string> = {
 const S_IFDIR = 0o040000;
 const MSDOS_DIRECTORY = 0x10;
 
-
 // yauzl 3 API missing from @types/yauzl 2.x.
 type ZipEntry = yauzl.Entry & { fileNameRaw: Buffer };
 type ZipFile3 = yauzl.ZipFile & {

@@ -1,7 +1,7 @@
 /** Portal entry point: loads the signed-in user, draws the top bar and routes to a view. */
 import './styles.css';
 import { api, describeError, ApiError } from './api.ts';
-import { h, replace, stateLine } from './dom.ts';
+import { h, replace } from './dom.ts';
 import { parseRoute, startRouter } from './router.ts';
 import { toastRegion } from './dialog.ts';
 import type { Me } from './types.ts';

@@ -4,7 +4,8 @@ import { ForbiddenError, UnauthenticatedError } from '../domain/errors.ts';
 import { inCidrs } from '../host/config.ts';
 import type { ApiContext } from './context.ts';
 
-function bearer(ctx: Context): string | undefined {
+/** The bearer token of the request, if it sends one. */
+export function bearer(ctx: Context): string | undefined {
   const header = ctx.get('authorization');
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m?.[1];

@@ -3,6 +3,7 @@ import { isAdmin } from '../domain/auth.ts';
 import { handlePublishRequestFor } from './publish-route.ts';
 import { findRevision, patchSite, purgeSite, restoreSite, revisionsOf, rollbackSite, unpublishSite, visibleSite } from '../domain/commands/sites.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { faviconType } from '../domain/favicon.ts';
 import { fileTree } from '../domain/file-tree.ts';
 import { fullPath } from '../domain/paths.ts';
 import { siteStream } from '../domain/streams.ts';
@@ -13,6 +14,7 @@ import type { ApiContext } from './context.ts';
 import { streamRevisionZip } from './revision-zip.ts';
 import { addressParam, capture } from './site-path.ts';
 import { parseSiteQuery } from './site-query.ts';
+import { inertPublisherBytes } from './security-headers.ts';
 import { revisionJson, siteJson } from './site-json.ts';
 
 const SITE = '/api/sites/(.+)';
@@ -66,12 +68,13 @@ export function managementRouter(api: ApiContext): Router {
     const identity = await requireUser(api, ctx);
     const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
     const favicon = site.live.favicon;
-    const stream = favicon && (await api.deps.blobs.get(favicon.hash));
-    if (!favicon || !stream) throw new NotFoundError(`site ${site.path} has no favicon`);
-    ctx.type = favicon.type;
+    // Checked again when served: revisions published before types were allow-listed may hold anything.
+    const type = favicon && faviconType(favicon.type);
+    const stream = favicon && type && (await api.deps.blobs.get(favicon.hash));
+    if (!favicon || !type || !stream) throw new NotFoundError(`site ${site.path} has no favicon`);
+    ctx.type = type;
     ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    if (favicon.type === 'image/svg+xml') ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    inertPublisherBytes(ctx);
     ctx.body = stream;
   });
 
@@ -102,7 +105,7 @@ export function managementRouter(api: ApiContext): Router {
     ctx.type = entry.type;
     ctx.length = entry.size;
     ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    inertPublisherBytes(ctx);
     ctx.body = stream;
   });
 
@@ -115,6 +118,7 @@ export function managementRouter(api: ApiContext): Router {
     const base = `${site.path.replaceAll('/', '-')}-${rev.id}`;
     ctx.type = 'application/zip';
     ctx.set('Content-Disposition', `attachment; filename="${base}.zip"`);
+    inertPublisherBytes(ctx);
     ctx.body = streamRevisionZip(api.deps.blobs, manifest);
   });
 

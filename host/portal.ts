@@ -3,15 +3,18 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import mime from 'mime-types';
+import { portalCsp } from '../api/security-headers.ts';
 import { projectRoot } from './root.ts';
 
 const DIST = join(projectRoot, 'portal', 'dist');
 
 /**
  * Serves the built portal (portal/dist) on the apex: files by name, and index.html for
- * any other GET outside the API so client-side routes survive a reload.
+ * any other GET outside the API so client-side routes survive a reload. The apex-wide
+ * security headers (api/security-headers.ts) are already set; HTML gets the portal's CSP.
  */
-export function portalMiddleware() {
+export function portalMiddleware(apexes: readonly string[]) {
+  const csp = portalCsp(apexes);
   return async (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const path = ctx.path;
@@ -30,7 +33,7 @@ export function portalMiddleware() {
     ctx.type = mime.lookup(file) || 'application/octet-stream';
     ctx.length = info.size;
     ctx.set('Cache-Control', file.endsWith('index.html') ? 'no-cache' : 'public, max-age=300');
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (ctx.type.startsWith('text/html')) ctx.set('Content-Security-Policy', csp);
     ctx.body = createReadStream(file);
   };
 }

@@ -6,10 +6,13 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiContext } from '../api/context.ts';
+import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
 import { ingestRouter } from '../api/ingest.ts';
 import { keysRouter } from '../api/keys.ts';
 import { managementRouter } from '../api/management.ts';
+import { requestLineCheck } from '../api/request-line.ts';
+import { apexSecurityHeaders } from '../api/security-headers.ts';
 import type { CommandDeps } from '../domain/commands/deps.ts';
 import { PublishGate } from '../domain/commands/gate.ts';
 import { purgeExpired } from '../domain/commands/sites.ts';
@@ -23,6 +26,7 @@ import { createLogger, type Logger } from './log.ts';
 import { portalMiddleware } from './portal.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
+import { answerClientError, CONNECTION_CHECK_MS, guardBodyPace, HEADERS_TIMEOUT_MS } from './slow-client.ts';
 import { openStack, type Stack } from './stack.ts';
 
 export type Service = {
@@ -117,6 +121,10 @@ export async function apexApp(service: Service): Promise<Koa> {
   app.silent = true;
   app.on('error', (err) => service.log.error('request failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
   app.use(errorMiddleware);
+  app.use(apexSecurityHeaders);
+  app.use(requestLineCheck);
+  // In front of every route, the MCP consent form included: a route added later is covered too.
+  app.use(crossOriginGuard(service.api));
   if (service.config.mcp.enabled) app.use(lazyMcp(service.api));
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -126,7 +134,7 @@ export async function apexApp(service: Service): Promise<Koa> {
     app.use(r.routes());
     app.use(r.allowedMethods());
   }
-  app.use(portalMiddleware());
+  app.use(portalMiddleware([service.config.baseDomain, ...service.config.aliasDomains]));
   return app;
 }
 
@@ -156,7 +164,8 @@ export async function startHttp(service: Service): Promise<Server> {
   const apexHandler = app.callback();
   const apexes = [service.config.baseDomain, ...service.config.aliasDomains];
   const siteDeps = { readModel: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
-  const server = createServer((req, res) => {
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => {
+    guardBodyPace(req, res, service.config.uploadPace);
     const target = classifyHost(req.headers.host, apexes);
     if (target.kind === 'apex') return void apexHandler(req, res);
     if (target.kind === 'site') {
@@ -174,8 +183,8 @@ export async function startHttp(service: Service): Promise<Server> {
   });
   // A stalled upload must not hold a connection forever (slow-loris); normal uploads finish well within this.
   server.requestTimeout = 10 * 60_000;
-  server.headersTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(service.config.listen.port, service.config.listen.host, () => resolve());

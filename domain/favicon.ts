@@ -1,24 +1,29 @@
 /**
  * Favicon detection from a published index.html (spec §7). Pure: the caller resolves
  * the chosen candidate against the revision's own files or decodes the data URI.
+ * Linear in the size of the HTML (see html-links.ts).
  */
+import { linkTags, parseAttributes } from './html-links.ts';
+
 export type FaviconCandidate =
   | { readonly kind: 'data'; readonly type: string; readonly bytes: Buffer }
   | { readonly kind: 'path'; readonly path: string };
 
 type Link = { href: string; type?: string; sizes?: string };
 
-const LINK_TAG = /<link\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
-const ATTR = /([a-zA-Z:-]+)\s*=\s*("([^"]*)"|'([^']*)'|([^\s"'>]+))/g;
+/** Favicon detection reads at most this much of `index.html` (spec §2). */
+export const FAVICON_SCAN_BYTES = 512 * 1024;
+/** Icon links considered: each may cost a blob read at publish time. */
+const MAX_ICON_LINKS = 32;
 
 function parseLinks(html: string): Link[] {
   const links: Link[] = [];
-  for (const tag of html.match(LINK_TAG) ?? []) {
-    const attrs: Record<string, string> = {};
-    for (const m of tag.matchAll(ATTR)) attrs[m[1]!.toLowerCase()] = m[3] ?? m[4] ?? m[5] ?? '';
-    const rel = (attrs.rel ?? '').toLowerCase().split(/\s+/);
+  for (const tag of linkTags(html)) {
+    const attrs = parseAttributes(tag);
+    const rel = (attrs.rel ?? '').toLowerCase().split(/[ \t\n\f\r]+/);
     if (!rel.includes('icon') || !attrs.href) continue;
     links.push({ href: decodeEntities(attrs.href.trim()), type: attrs.type?.toLowerCase(), sizes: attrs.sizes?.toLowerCase() });
+    if (links.length === MAX_ICON_LINKS) break;
   }
   return links;
 }
@@ -36,7 +41,10 @@ function declaredSize(link: Link): number {
   if (!link.sizes) return 0;
   if (link.sizes.includes('any')) return Number.MAX_SAFE_INTEGER;
   let best = 0;
-  for (const m of link.sizes.matchAll(/(\d+)x(\d+)/g)) best = Math.max(best, Number(m[1]) * Number(m[2]));
+  for (const token of link.sizes.split(/\s+/)) {
+    const m = /^(\d{1,5})x(\d{1,5})$/.exec(token);
+    if (m) best = Math.max(best, Number(m[1]) * Number(m[2]));
+  }
   return best;
 }
 
@@ -79,13 +87,15 @@ function toCandidate(link: Link, documentPath: string): FaviconCandidate | undef
 }
 
 function decodeDataUri(uri: string): FaviconCandidate | undefined {
-  const m = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/is.exec(uri);
-  if (!m) return undefined;
-  const type = (m[1] || 'text/plain').toLowerCase();
+  const comma = uri.indexOf(',');
+  if (comma < 0) return undefined;
+  const [mediaType = '', ...params] = uri.slice('data:'.length, comma).split(';');
+  const type = (mediaType.trim() || 'text/plain').toLowerCase();
   if (!type.startsWith('image/')) return undefined;
-  const isBase64 = /;base64/i.test(m[2] ?? '');
+  const isBase64 = params.some((p) => p.trim().toLowerCase() === 'base64');
+  const data = uri.slice(comma + 1);
   try {
-    const bytes = isBase64 ? Buffer.from(m[3]!.replace(/\s+/g, ''), 'base64') : Buffer.from(decodeURIComponent(m[3]!), 'utf8');
+    const bytes = isBase64 ? Buffer.from(data.replace(/\s+/g, ''), 'base64') : Buffer.from(decodeURIComponent(data), 'utf8');
     return bytes.length > 0 ? { kind: 'data', type, bytes } : undefined;
   } catch {
     return undefined;
@@ -102,4 +112,25 @@ export function sniffImageType(bytes: Buffer, fallback: string): string {
   const head = bytes.subarray(0, 512).toString('utf8').trimStart().toLowerCase();
   if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'))) return 'image/svg+xml';
   return fallback;
+}
+
+/** The only types a favicon is stored and served as (spec §2); aliases map onto them. */
+const FAVICON_TYPES: ReadonlyMap<string, string> = new Map([
+  ['image/png', 'image/png'],
+  ['image/x-icon', 'image/x-icon'],
+  ['image/vnd.microsoft.icon', 'image/x-icon'],
+  ['image/gif', 'image/gif'],
+  ['image/jpeg', 'image/jpeg'],
+  ['image/jpg', 'image/jpeg'],
+  ['image/webp', 'image/webp'],
+  ['image/svg+xml', 'image/svg+xml'],
+]);
+
+/**
+ * A favicon type normalised (case, whitespace, parameters dropped) and allow-listed, or
+ * undefined: a padded `image/svg+xml ` must not slip past checks that compare strings.
+ */
+export function faviconType(raw: string): string | undefined {
+  const essence = raw.split(';')[0]!.trim().toLowerCase();
+  return FAVICON_TYPES.get(essence);
 }

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import mime from 'mime-types';
 import { DomainError, ForbiddenError, ValidationError } from '../errors.ts';
 import type { RevisionInfo, SiteEvent } from '../events.ts';
-import { faviconCandidates, sniffImageType } from '../favicon.ts';
+import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } from '../favicon.ts';
 import type { Identity } from '../auth.ts';
 import { can, type Capability } from '../grants.ts';
 import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type ManifestEntry } from '../manifest.ts';
@@ -145,31 +145,26 @@ async function detectFavicon(
   created: string[],
 ): Promise<{ hash: string; type: string } | undefined> {
   const index = files.get('index.html')!;
-  if (index.size > 4 * 1024 * 1024) return fallbackIco(deps, files);
-  const html = (await deps.blobs.getBytes(index.hash))?.toString('utf8') ?? '';
+  const html = (await readHead(deps, index.hash, FAVICON_SCAN_BYTES)).toString('utf8');
   for (const candidate of faviconCandidates(html)) {
     if (candidate.kind === 'data') {
+      const type = faviconType(sniffImageType(candidate.bytes, candidate.type));
+      if (!type) continue;
       const put = await deps.blobs.putBytes(candidate.bytes);
       if (put.created) created.push(put.hash);
-      return { hash: put.hash, type: sniffImageType(candidate.bytes, candidate.type) };
+      return { hash: put.hash, type };
     }
     const entry = files.get(candidate.path);
     if (!entry) continue;
-    const head = await readHead(deps, entry.hash);
-    const type = sniffImageType(head, entry.type);
-    if (type.startsWith('image/')) return { hash: entry.hash, type };
+    const type = faviconType(sniffImageType(await readHead(deps, entry.hash, 512), entry.type));
+    if (type) return { hash: entry.hash, type };
   }
   return undefined;
 }
 
-async function fallbackIco(deps: CommandDeps, files: ReadonlyMap<string, ManifestEntry>) {
-  const ico = files.get('favicon.ico');
-  if (!ico) return undefined;
-  return { hash: ico.hash, type: sniffImageType(await readHead(deps, ico.hash), 'image/x-icon') };
-}
-
-async function readHead(deps: CommandDeps, hash: string): Promise<Buffer> {
-  const stream = await deps.blobs.get(hash, { start: 0, end: 511 });
+/** The first `bytes` of a blob (a favicon's magic bytes, the part of index.html we scan). */
+async function readHead(deps: CommandDeps, hash: string, bytes: number): Promise<Buffer> {
+  const stream = await deps.blobs.get(hash, { start: 0, end: bytes - 1 });
   if (!stream) return Buffer.alloc(0);
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));

@@ -1,5 +1,5 @@
 import { ValidationError } from './errors.ts';
-import { isWithin, parseGroup, parseSitePath, fullPath, type SiteAddress } from './paths.ts';
+import { assertLabel, fullPath, isWithin, MAX_DEPTH, parseSitePath, type SiteAddress } from './paths.ts';
 
 export const CAPABILITIES = ['publish', 'unpublish', 'rollback', 'patch', 'purge'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -31,9 +31,9 @@ export function validateGrant(raw: unknown): Grant {
   const { kind, target, permissions } = raw as Record<string, unknown>;
   if (kind !== 'group' && kind !== 'site') throw new ValidationError('grant kind must be "group" or "site"');
   if (typeof target !== 'string') throw new ValidationError('grant target must be a string');
-  if (kind === 'group') parseGroupTarget(target);
-  else if (target === '') throw new ValidationError('a site grant needs a target "group/slug"');
-  else parseSitePath(target);
+  if (kind === 'site' && target === '') throw new ValidationError('a site grant needs a target "group/slug"');
+  assertCanonicalTarget(target);
+  if (kind === 'site') parseSitePath(target);
   if (!Array.isArray(permissions) || permissions.length === 0) {
     throw new ValidationError('grant permissions must be a non-empty list');
   }
@@ -44,13 +44,20 @@ export function validateGrant(raw: unknown): Grant {
   return { kind, target, permissions: unique };
 }
 
-/** A group target may have up to 3 labels: it can name a site path (`docs/app` owns `docs/app`'s children). */
-function parseGroupTarget(target: string): void {
+/**
+ * A target is stored exactly as it will be compared with site paths, so anything that is
+ * not already canonical (`docs/app/`, `docs//app`, `Docs`, four labels) is refused: it
+ * would be a grant that silently matches nothing. A group target may have up to 3
+ * labels: it can name a site path (`docs/app` owns `docs/app`'s children).
+ */
+function assertCanonicalTarget(target: string): void {
   if (target === '') return;
   const labels = target.split('/');
-  if (labels.length > 3) throw new ValidationError(`grant target ${JSON.stringify(target)} is deeper than 3 labels`);
-  parseGroup(labels.slice(0, 2).join('/'));
-  if (labels[2] !== undefined) parseGroup(labels[2]);
+  if (labels.length > MAX_DEPTH) throw new ValidationError(`grant target ${JSON.stringify(target)} is deeper than ${MAX_DEPTH} labels`);
+  for (const label of labels) {
+    if (label === '') throw new ValidationError(`grant target ${JSON.stringify(target)} has an empty label (a leading, trailing or doubled slash)`);
+    assertLabel(label, `grant target ${JSON.stringify(target)}: label`);
+  }
 }
 
 /** Does this grant cover the site? (pure; the seed's target rule) */

@@ -6,6 +6,12 @@ export type Config = {
   readonly listen: { readonly host: string; readonly port: number };
   readonly baseDomain: string;
   readonly aliasDomains: readonly string[];
+  /**
+   * The apex people and clients use for the control plane (portal, OAuth, links). Defaults
+   * to the base domain; set it to a name on another registrable domain to keep sites and
+   * the portal cross-site. Always one of the apexes (added to the aliases when it is not).
+   */
+  readonly controlDomain: string;
   readonly publicScheme: 'http' | 'https';
   readonly dataDir: string;
   readonly eventStoreUrl?: string;
@@ -188,10 +194,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (mcpGroup !== '' && !mcpGroup.split('/').every((l) => /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/.test(l))) {
     throw new ConfigError(`SITES_MCP_GROUP: ${JSON.stringify(mcpGroup)} is not a group path`);
   }
+  const aliasDomains = list(env, 'SITES_ALIAS_DOMAINS').map((d) => domain(d, 'SITES_ALIAS_DOMAINS'));
+  const controlDomain = env.SITES_CONTROL_DOMAIN ? domain(env.SITES_CONTROL_DOMAIN, 'SITES_CONTROL_DOMAIN') : baseDomain;
+  if (controlDomain !== baseDomain && !aliasDomains.includes(controlDomain)) aliasDomains.push(controlDomain);
   return {
     listen: listenAddr(env.SITES_LISTEN_ADDR || '127.0.0.1:8080', 'SITES_LISTEN_ADDR'),
     baseDomain,
-    aliasDomains: list(env, 'SITES_ALIAS_DOMAINS').map((d) => domain(d, 'SITES_ALIAS_DOMAINS')),
+    aliasDomains,
+    controlDomain,
     publicScheme: schemeRaw,
     dataDir: resolve(env.SITES_DATA_DIR || './data'),
     ...(env.SITES_EVENTSTORE_URL ? { eventStoreUrl: env.SITES_EVENTSTORE_URL } : {}),

@@ -92,7 +92,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     deps,
     config,
     siteUrl: (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`,
-    apexOrigin: () => origin(config.baseDomain),
+    apexOrigin: () => origin(config.controlDomain),
     readArchive: (source: Readable) =>
       readArchive(source, { maxEntries: config.maxExtractEntries, maxBytes: config.maxExtractBytes }, tmpDir),
     keyUsed: (id) => keyUsage.used(id),

@@ -4,6 +4,7 @@
  * own Origin) plus the identity the sign-in proxy adds; next to it, the legitimate request.
  * The real-browser versions of the same attacks are in test/browser/attacks.test.ts.
  */
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publish } from '../support/publish.ts';
@@ -83,14 +84,15 @@ describe('cross-origin writes with the signed-in admin are refused', () => {
 
   it('refuses the same from any foreign or opaque origin, with or without Fetch Metadata', async () => {
     const body = JSON.stringify({ name: 'pwned', admin: true });
-    for (const from of [
+    const foreign: Record<string, string>[] = [
       { Origin: `http://evil.docs.localhost:${svc.port}` },
       { Origin: 'null' },
       { Origin: 'https://attacker.example' },
       { Origin: `http://localhost.attacker.example:${svc.port}` },
       { 'Sec-Fetch-Site': 'cross-site' },
       { 'Sec-Fetch-Site': 'same-site', Origin: svc.url },
-    ]) {
+    ];
+    for (const from of foreign) {
       expect((await asAdmin('POST', '/api/keys', from, body, 'application/json')).status, JSON.stringify(from)).toBe(403);
     }
     expect(await keyNames()).not.toContain('pwned');
@@ -115,7 +117,8 @@ describe('the legitimate paths still work', () => {
   });
 
   it('the apex behind a proxy on another scheme or port, an alias apex, or a browser without Fetch Metadata', async () => {
-    for (const from of [{ Origin: 'https://localhost' }, { Origin: 'https://LOCALHOST:8443' }, { Origin: `http://localhost:${svc.port}` }, { 'Sec-Fetch-Site': 'none' }, {}]) {
+    const apexLike: Record<string, string>[] = [{ Origin: 'https://localhost' }, { Origin: 'https://LOCALHOST:8443' }, { Origin: `http://localhost:${svc.port}` }, { 'Sec-Fetch-Site': 'none' }, {}];
+    for (const from of apexLike) {
       const res = await asAdmin('POST', '/api/sites/docs/victim/rollback', { ...from });
       expect(res.status, JSON.stringify(from)).toBe(200);
     }
@@ -268,6 +271,39 @@ describe('bounded work', () => {
     expect(health).toBeLessThan(2_000);
   });
 });
+
+describe('sites on another registrable domain than the control plane', () => {
+  let split: RunningService;
+  afterAll(() => split?.stop());
+
+  it('puts OAuth and links on the control domain, site URLs on the base, and guards writes by the control origin', async () => {
+    split = await startService({ env: { SITES_BASE_DOMAIN: 'usercontent.localhost', SITES_CONTROL_DOMAIN: 'portal.localhost', SITES_ALIAS_DOMAINS: 'localhost' } });
+    const control = `http://portal.localhost:${split.port}`;
+    const onControl = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+      hostRequest(split.port, method, path, { Host: `portal.localhost:${split.port}`, ...headers }, body);
+    expect(JSON.parse((await onControl('GET', '/.well-known/oauth-authorization-server')).body).issuer).toBe(control);
+    const key = await split.createKey(['--name', 'k', '--admin']);
+    const published = await publish(split.url, key, { group: 'docs', slug: 'app', title: 'App' }, { index: '<p>app</p>' });
+    expect(published.body.url).toBe(`http://app.docs.usercontent.localhost:${split.port}/`);
+    const write = (origin: string) =>
+      onControl('PATCH', '/api/sites/docs/app', { 'Remote-User': 'admin', Origin: origin, 'Content-Type': 'application/json' }, JSON.stringify({ description: 'edited' }));
+    expect((await write(control)).status).toBe(200);
+    expect((await write(`http://app.docs.usercontent.localhost:${split.port}`)).status).toBe(403);
+  });
+});
+
+/** An HTTP request with a Host header of our choosing (fetch will not send one). */
+function hostRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 /** Sends raw bytes and returns the status code of the answer (for what fetch refuses to send). */
 function rawStatus(request: string): Promise<number> {

@@ -81,6 +81,14 @@ describe('loadConfig', () => {
     expect(c.mongoUrl).toBe('mongodb://127.0.0.1:27017/sites');
   });
 
+  it('makes a control domain on another registrable domain one of the apexes', () => {
+    const c = loadConfig({ SITES_BASE_DOMAIN: 'example-sites.net', SITES_CONTROL_DOMAIN: 'sites.example.com' });
+    expect(c.controlDomain).toBe('sites.example.com');
+    expect(c.aliasDomains).toEqual(['sites.example.com']);
+    expect(loadConfig({ SITES_BASE_DOMAIN: 'b.test' }).controlDomain).toBe('b.test');
+    expect(() => loadConfig({ SITES_CONTROL_DOMAIN: 'not a domain' })).toThrow(/SITES_CONTROL_DOMAIN/);
+  });
+
   const bad: [Record<string, string>, string][] = [
     [{ SITES_DELETED_SITE_TTL: 'forever' }, 'SITES_DELETED_SITE_TTL'],
     [{ SITES_DELETED_SITE_TTL: '0h' }, 'SITES_DELETED_SITE_TTL'],

@@ -22,8 +22,12 @@ if (config.listen.kind === 'stdio') {
   serveStdio(factory, { onerror: (e) => process.stderr.write(`diary: ${e.message}\n`) });
 } else {
   const { host, port } = config.listen;
-  if (!isLoopback(host)) process.stderr.write(`diary: warning: serving on ${host}, which is not loopback; the endpoint has no authentication\n`);
-  const endpoint = await startHttp(factory, host, port);
+  if (!isLoopback(host)) {
+    process.stderr.write(`diary: warning: serving on ${host}, which is not loopback; the endpoint has no authentication\n`);
+    // Otherwise every request naming this address would get a 403 with no hint why.
+    if (!config.http.allowedHosts.length) process.stderr.write('diary: only requests whose Host is localhost, 127.0.0.1 or [::1] are answered; list other names in DIARY_ALLOWED_HOSTS\n');
+  }
+  const endpoint = await startHttp(factory, host, port, config.http);
   process.stderr.write(`diary: serving Streamable HTTP at ${endpoint.url}\n`);
   const stop = (): void => {
     void endpoint.close().then(() => process.exit(0));

@@ -5,8 +5,10 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { request } from 'node:http';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { startHttp, type HttpEndpoint } from '../../mcp/diary/http.ts';
+import { HTTP_DEFAULTS, startHttp, type HttpEndpoint, type HttpOptions } from '../../mcp/diary/http.ts';
 import { createDiaryServer } from '../../mcp/diary/server.ts';
 import { createUpstream } from '../../mcp/diary/upstream/session.ts';
 import type { DiarySim } from '../support/diary-sim/server.ts';
@@ -61,11 +63,35 @@ export async function stdioClient(sim: DiarySim, era: Era, answer: Answer, env: 
 }
 
 /** Starts the HTTP server in-process against the simulator. */
-export async function httpServer(sim: DiarySim, timeoutMs = 2000): Promise<HttpEndpoint> {
+export async function httpServer(sim: DiarySim, timeoutMs = 2000, opts: Partial<HttpOptions> = {}): Promise<HttpEndpoint> {
   const e = sim.env();
   const upstream = createUpstream({ baseUrl: e.DIARY_BASE_URL, authUrl: e.DIARY_AUTH_URL, email: e.DIARY_EMAIL, password: e.DIARY_PASSWORD, timeoutMs });
   const deps = { upstream, now: () => new Date() };
-  return startHttp(() => createDiaryServer(deps), '127.0.0.1', 0);
+  return startHttp(() => createDiaryServer(deps), '127.0.0.1', 0, { ...HTTP_DEFAULTS, ...opts });
+}
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * A fetch that sends a chosen `Host` header (Node's fetch always sends the URL's),
+ * as a browser does for a page whose foreign name resolves to this server.
+ * Connects to the URL's address; used by SDK clients and by raw attack requests.
+ */
+export function fetchWithHost(host: string): typeof fetch {
+  return (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const headers = { ...Object.fromEntries(new Headers(init?.headers).entries()), host };
+      const req = request(url, { method: init?.method ?? 'GET', headers, signal: init?.signal ?? undefined }, (res) => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) for (const x of [v ?? []].flat()) h.append(k, x);
+        const body = NULL_BODY.has(res.statusCode!) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+        if (!body) res.resume();
+        resolve(new Response(body, { status: res.statusCode, headers: h }));
+      });
+      req.on('error', reject);
+      req.end(typeof init?.body === 'string' ? init.body : undefined);
+    });
 }
 
 /** Connects a client over Streamable HTTP. */

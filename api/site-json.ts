@@ -9,9 +9,11 @@ export type SiteJson = {
   group: string;
   slug: string;
   title: string;
-  description?: string;
+  /** Always present (`""` when unset): existing portals and scripts read it unconditionally. */
+  description: string;
   date?: string;
-  tags?: string[];
+  /** Always present (`[]` when unset), for the same reason. */
+  tags: string[];
   repo?: string;
   preview?: string;
   hidden: boolean;
@@ -30,9 +32,9 @@ export function siteJson(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc): SiteJs
     group: doc.group,
     slug: doc.slug,
     title: m.title,
-    ...(m.description !== undefined ? { description: m.description } : {}),
+    description: m.description ?? '',
     ...(m.date !== undefined ? { date: m.date } : {}),
-    ...(m.tags && m.tags.length ? { tags: [...m.tags] } : {}),
+    tags: [...(m.tags ?? [])],
     ...(m.repo !== undefined ? { repo: m.repo } : {}),
     ...(m.preview !== undefined ? { preview: m.preview } : {}),
     hidden: m.hidden,

@@ -9,8 +9,9 @@ export type TreeNode<S> = {
   readonly path: string;
   /** The group's landing site: the site whose full path equals this node's path. */
   site?: S;
-  groups?: TreeNode<S>[];
-  sites?: S[];
+  /** Always present, empty when there is nothing (portals of this kind iterate them unconditionally). */
+  groups: TreeNode<S>[];
+  sites: S[];
 };
 
 type Building = { name: string; path: string; site?: SiteDoc; groups: Map<string, Building>; sites: SiteDoc[] };
@@ -24,8 +25,8 @@ type Building = { name: string; path: string; site?: SiteDoc; groups: Map<string
  *   not repeated in its parent's `sites`;
  * - otherwise it is listed in its parent's `sites` (no group node is made for it alone).
  * Group nodes exist only for groups that hold at least one site of the input. Children
- * are sorted by name (groups by label, sites by slug), and empty `groups` / `sites`
- * arrays are left out, as the API omits absent optional fields.
+ * are sorted by name (groups by label, sites by slug); every node carries both `groups`
+ * and `sites`, empty or not (spec §5).
  */
 export function buildTree<S>(docs: readonly SiteDoc[], toSite: (doc: SiteDoc) => S): TreeNode<S> {
   const root: Building = { name: '', path: '', groups: new Map(), sites: [] };
@@ -51,13 +52,15 @@ export function buildTree<S>(docs: readonly SiteDoc[], toSite: (doc: SiteDoc) =>
 }
 
 function finish<S>(node: Building, toSite: (doc: SiteDoc) => S): TreeNode<S> {
-  const out: TreeNode<S> = { name: node.name, path: node.path };
-  if (node.site) out.site = toSite(node.site);
   const groups = [...node.groups.values()].sort((a, b) => compare(a.name, b.name));
-  if (groups.length) out.groups = groups.map((g) => finish(g, toSite));
   const sites = [...node.sites].sort((a, b) => compare(a.slug, b.slug));
-  if (sites.length) out.sites = sites.map(toSite);
-  return out;
+  return {
+    name: node.name,
+    path: node.path,
+    ...(node.site ? { site: toSite(node.site) } : {}),
+    groups: groups.map((g) => finish(g, toSite)),
+    sites: sites.map(toSite),
+  };
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -26,7 +26,8 @@ export function validateKeyInput(input: IssueKeyInput, now: Date): { name: strin
   const grants = ((input.grants as unknown[] | undefined) ?? []).map(validateGrant);
   if (!admin && grants.length === 0) throw new ValidationError('a key needs admin or at least one grant');
   let expiresAt: string | undefined;
-  if (input.expires_at !== undefined && input.expires_at !== null) {
+  // `""` means no expiry, as portals of this kind send it for an empty date field.
+  if (input.expires_at !== undefined && input.expires_at !== null && input.expires_at !== '') {
     if (typeof input.expires_at !== 'string' || Number.isNaN(Date.parse(input.expires_at))) {
       throw new ValidationError('expires_at must be an RFC 3339 date-time');
     }

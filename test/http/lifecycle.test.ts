@@ -130,7 +130,7 @@ describe('lifecycle transitions', () => {
     const r = await call(svc.url, 'PATCH', '/ingest/sites/life/d', { key: admin, body: { title: 'New', description: null, tags: ['a', 'b'], hidden: true } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ title: 'New', tags: ['a', 'b'], hidden: true });
-    expect(r.body.description).toBeUndefined();
+    expect(r.body.description).toBe(''); // spec §3: always present, "" when unset
     expect((await call(svc.url, 'PATCH', '/ingest/sites/life/d', { key: admin, body: { colour: 'red' } })).status).toBe(400);
     expect((await call(svc.url, 'PATCH', '/ingest/sites/life/d', { key: admin, raw: '{bad' })).status).toBe(400);
     expect((await call(svc.url, 'PATCH', '/api/sites/life/d', { user: 'admin', body: { hidden: false } })).body.hidden).toBe(false);

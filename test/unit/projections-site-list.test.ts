@@ -19,7 +19,7 @@ function flatten(node: TreeNode<string>): string[] {
 
 describe('buildTree', () => {
   it('has an empty root for no sites', () => {
-    expect(buildTree([], toPath)).toEqual({ name: '', path: '' });
+    expect(buildTree([], toPath)).toEqual({ name: '', path: '', groups: [], sites: [] });
   });
 
   it('puts flat sites in the root and grouped sites under their groups, sorted by name', () => {
@@ -28,14 +28,15 @@ describe('buildTree', () => {
       name: '',
       path: '',
       groups: [
-        { name: 'docs', path: 'docs', sites: ['docs/api', 'docs/app'] },
+        { name: 'docs', path: 'docs', groups: [], sites: ['docs/api', 'docs/app'] },
         {
           name: 'team',
           path: 'team',
           groups: [
-            { name: 'a', path: 'team/a', sites: ['team/a/b', 'team/a/y'] },
-            { name: 'b', path: 'team/b', sites: ['team/b/x'] },
+            { name: 'a', path: 'team/a', groups: [], sites: ['team/a/b', 'team/a/y'] },
+            { name: 'b', path: 'team/b', groups: [], sites: ['team/b/x'] },
           ],
+          sites: [],
         },
       ],
       sites: ['alpha', 'zeta'],
@@ -48,7 +49,7 @@ describe('buildTree', () => {
       expect(tree).toEqual({
         name: '',
         path: '',
-        groups: [{ name: 'decks', path: 'decks', site: 'decks', sites: ['decks/pr-6'] }],
+        groups: [{ name: 'decks', path: 'decks', site: 'decks', groups: [], sites: ['decks/pr-6'] }],
         sites: ['other'],
       });
       expect(flatten(tree).sort()).toEqual([...order].sort());
@@ -64,10 +65,11 @@ describe('buildTree', () => {
         {
           name: 'docs',
           path: 'docs',
-          groups: [{ name: 'app', path: 'docs/app', site: 'docs/app', sites: ['docs/app/v1'] }],
+          groups: [{ name: 'app', path: 'docs/app', site: 'docs/app', groups: [], sites: ['docs/app/v1'] }],
           sites: ['docs/web'],
         },
       ],
+      sites: [],
     });
   });
 
@@ -76,7 +78,8 @@ describe('buildTree', () => {
     expect(tree).toEqual({
       name: '',
       path: '',
-      groups: [{ name: 'a', path: 'a', groups: [{ name: 'b', path: 'a/b', sites: ['a/b/c'] }] }],
+      groups: [{ name: 'a', path: 'a', groups: [{ name: 'b', path: 'a/b', groups: [], sites: ['a/b/c'] }], sites: [] }],
+      sites: [],
     });
   });
 

@@ -5,6 +5,7 @@ import { findRevision, patchSite, purgeSite, restoreSite, revisionsOf, rollbackS
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
 import { faviconType } from '../domain/favicon.ts';
 import { fileTree } from '../domain/file-tree.ts';
+import { revisionTime } from '../domain/revision-id.ts';
 import { fullPath } from '../domain/paths.ts';
 import { siteStream } from '../domain/streams.ts';
 import { buildTree } from '../projections/site-list.ts';
@@ -119,7 +120,7 @@ export function managementRouter(api: ApiContext): Router {
     ctx.type = 'application/zip';
     ctx.set('Content-Disposition', `attachment; filename="${base}.zip"`);
     inertPublisherBytes(ctx);
-    ctx.body = streamRevisionZip(api.deps.blobs, manifest);
+    ctx.body = streamRevisionZip(api.deps.blobs, manifest, new Date(revisionTime(rev.id)));
   });
 
   r.get(route('/events'), async (ctx) => {

@@ -6,15 +6,16 @@ import type { BlobStore } from '../domain/ports.ts';
 /**
  * A revision as a .zip, generated while it is sent. Each file's blob is opened only
  * when jszip reaches it (a lazy stream), so a 5,000-file revision never holds 5,000
- * open files or its bytes in memory.
+ * open files or its bytes in memory. `date` is the revision's publish time.
  */
-export function streamRevisionZip(blobs: BlobStore, manifest: Manifest): Readable {
+export function streamRevisionZip(blobs: BlobStore, manifest: Manifest, date: Date): Readable {
   const zip = new JSZip();
   const inputs: Readable[] = [];
   for (const [path, entry] of manifest.files) {
     const input = lazyBlob(blobs, entry.hash);
     inputs.push(input);
-    zip.file(path, input, { binary: true, date: new Date(0) });
+    // Every file dated by its revision: the one time we know for all of them (zip dates start in 1980, so no epoch).
+    zip.file(path, input, { binary: true, date });
   }
   const generated = zip.generateNodeStream({ type: 'nodebuffer', streamFiles: true, compression: 'DEFLATE', compressionOptions: { level: 6 } }) as unknown as Readable;
   // jszip leaves its input streams as they are when its output is abandoned (a client gone

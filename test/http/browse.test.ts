@@ -60,6 +60,17 @@ describe('browsing revisions', () => {
     expect(await zip.file('new.txt')!.async('string')).toBe('second revision');
   });
 
+  it('dates every file of a revision zip by the revision, not 1980 or 2098', async () => {
+    const revs = (await call(svc.url, 'GET', '/api/sites/br/site/revisions', { user: 'viewer' })).body.revisions;
+    const published = Date.parse(revs[0].created_at);
+    const res = await fetch(`${svc.url}/api/sites/br/site/revisions/${revs[0].id}/archive`, { headers: { 'Remote-User': 'viewer' } });
+    // unzip reads the zip's own DOS dates (2-second resolution, no zone): what users see when they extract.
+    const zip = await JSZip.loadAsync(Buffer.from(await res.arrayBuffer()));
+    for (const file of Object.values(zip.files).filter((f) => !f.dir)) {
+      expect(Math.abs(file.date.getTime() - published), file.name).toBeLessThan(2 * 24 * 3600_000);
+    }
+  });
+
   it('closes the files of a revision zip whose download is abandoned', async () => {
     // Ten 1 MB files that do not compress, so the download is still reading them when it is cut.
     const big = (seed: number) => {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { NotFoundError } from './errors.ts';
 import type { ConnectionEvent, Recorded } from './events.ts';
 import type { Grant } from './grants.ts';
 import { hashToken, sameHash } from './tokens.ts';
@@ -233,4 +234,89 @@ export function checkAccessToken(
   if (!doc.accessExpiresAt || Date.parse(doc.accessExpiresAt) <= now.getTime()) return { ok: false, reason: 'the access token has expired' };
   if (doc.resource !== resource) return { ok: false, reason: `the access token was issued for another resource (${doc.resource ?? 'none'})` };
   return { ok: true, connection: doc };
+}
+
+/**
+ * OAuth clients (RFC 7591 registrations), one `oauthclient-…` stream each. Registration is
+ * unauthenticated, so a registration nobody ever consented to must not cost space for
+ * ever: it expires after UNUSED_CLIENT_TTL_MS. The first consent marks the client used
+ * (`ClientUsed`, on the client's stream, before the connection is granted), and a used
+ * client is kept. Both rules are decided from the client's own stream, with its expected
+ * revision guarding the race between a consent and the expiry job.
+ */
+export const UNUSED_CLIENT_TTL_MS = 24 * 3_600_000;
+
+export type ClientState = {
+  readonly status: 'none' | 'registered' | 'expired';
+  readonly clientId?: string;
+  readonly registeredAt?: string;
+  /** A consent was granted to it (or was about to be): it never expires. */
+  readonly used: boolean;
+};
+
+export const NO_CLIENT: ClientState = { status: 'none', used: false };
+
+export function evolveClient(state: ClientState, event: ConnectionEvent): ClientState {
+  switch (event.type) {
+    case 'ClientRegistered':
+      return { status: 'registered', clientId: event.data.clientId, registeredAt: event.data.registeredAt, used: false };
+    case 'ClientUsed':
+      return { ...state, used: true };
+    case 'ClientRegistrationExpired':
+      return { ...state, status: 'expired' };
+    case 'ConnectionGranted':
+    case 'ConnectionCodeRedeemed':
+    case 'ConnectionRefreshed':
+    case 'ConnectionRevoked':
+      return state;
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export const foldClient = (events: readonly Recorded[]): ClientState =>
+  events.reduce((s, e) => evolveClient(s, e as Recorded<ConnectionEvent>), NO_CLIENT);
+
+/** Registered, and not past its unused lifetime: what authorize and consent require. */
+export function clientUsable(state: ClientState, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): boolean {
+  if (state.status !== 'registered') return false;
+  return state.used || !unusedTooLong(state.registeredAt!, now, ttlMs);
+}
+
+/** Has a registration made at `registeredAt` and never used reached its end at `now`? */
+export function unusedTooLong(registeredAt: string, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): boolean {
+  return Date.parse(registeredAt) + ttlMs <= now.getTime();
+}
+
+export type RegisterClientInput = {
+  readonly clientId: string;
+  readonly name: string;
+  readonly redirectUris: readonly string[];
+  readonly clientUri?: string;
+  readonly now: Date;
+};
+
+export function decideRegisterClient(state: ClientState, input: RegisterClientInput): ConnectionEvent[] {
+  if (state.status !== 'none') throw new Error(`client ${input.clientId} already registered`); // ids are 128 random bits
+  const { now, ...client } = input;
+  return [{ type: 'ClientRegistered', data: { ...client, registeredAt: now.toISOString() } }];
+}
+
+/**
+ * A consent is about to grant `connectionId` to the client: the client must still be
+ * usable (unknown and expired clients are refused like unknown ones). Only the first
+ * consent writes `ClientUsed`; later ones change nothing.
+ */
+export function decideClientUse(state: ClientState, input: { clientId: string; connectionId: string; now: Date }): ConnectionEvent[] {
+  if (!clientUsable(state, input.now)) throw new NotFoundError('the client is not registered with this server (or its registration expired)');
+  if (state.used) return [];
+  return [{ type: 'ClientUsed', data: { clientId: input.clientId, connectionId: input.connectionId } }];
+}
+
+/** Expires a registration never used for a consent once UNUSED_CLIENT_TTL_MS have passed; otherwise nothing. */
+export function decideExpireClient(state: ClientState, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): ConnectionEvent[] {
+  if (state.status !== 'registered' || state.used || !unusedTooLong(state.registeredAt!, now, ttlMs)) return [];
+  return [{ type: 'ClientRegistrationExpired', data: { clientId: state.clientId!, registeredAt: state.registeredAt! } }];
 }

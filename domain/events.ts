@@ -146,7 +146,16 @@ export type ConnectionEvent =
         readonly refreshExpiresAt?: string;
       };
     }
-  | { readonly type: 'ConnectionRevoked'; readonly data: { readonly id: string; readonly reason: string } };
+  | { readonly type: 'ConnectionRevoked'; readonly data: { readonly id: string; readonly reason: string } }
+  /**
+   * On the client's stream, written once, before its first connection is granted: from then
+   * on the registration is in use and never expires. Written first so that "a connection
+   * was granted to this client" always implies this event (the write side knows it from
+   * the client's own stream, without asking the read model).
+   */
+  | { readonly type: 'ClientUsed'; readonly data: { readonly clientId: string; readonly connectionId: string } }
+  /** On the client's stream: a registration never used for a consent, past its time (24 h). Ends the client. */
+  | { readonly type: 'ClientRegistrationExpired'; readonly data: { readonly clientId: string; readonly registeredAt: string } };
 
 export type DomainEvent = SiteEvent | KeyEvent | SequenceEvent | ConnectionEvent;
 export type DomainEventType = DomainEvent['type'];

@@ -38,6 +38,8 @@ export type OAuthClientDoc = {
   readonly redirectUris: readonly string[];
   readonly registeredAt: string;
   readonly clientUri?: string;
+  /** When the first consent was granted to it (`ClientUsed`); absent while unused (it expires after 24 h). */
+  readonly usedAt?: string;
 };
 
 export type ConnectionDoc = {

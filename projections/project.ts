@@ -184,6 +184,8 @@ export function projectConnection(doc: ConnectionDoc | null, event: Recorded<Con
     case 'ConnectionRevoked':
       return doc && { ...doc, revoked: true, revokedAt: event.meta.at, revokedReason: event.data.reason };
     case 'ClientRegistered':
+    case 'ClientUsed':
+    case 'ClientRegistrationExpired':
       return doc;
     default: {
       const never: never = event;
@@ -193,13 +195,30 @@ export function projectConnection(doc: ConnectionDoc | null, event: Recorded<Con
 }
 
 export function projectClient(doc: OAuthClientDoc | null, event: Recorded<ConnectionEvent>): OAuthClientDoc | null {
-  if (event.type !== 'ClientRegistered') return doc;
-  const d = event.data;
-  return {
-    clientId: d.clientId,
-    name: d.name,
-    redirectUris: d.redirectUris,
-    registeredAt: d.registeredAt,
-    ...(d.clientUri !== undefined ? { clientUri: d.clientUri } : {}),
-  };
+  switch (event.type) {
+    case 'ClientRegistered': {
+      const d = event.data;
+      return {
+        clientId: d.clientId,
+        name: d.name,
+        redirectUris: d.redirectUris,
+        registeredAt: d.registeredAt,
+        ...(d.clientUri !== undefined ? { clientUri: d.clientUri } : {}),
+      };
+    }
+    case 'ClientUsed':
+      return doc && (doc.usedAt ? doc : { ...doc, usedAt: event.meta.at });
+    case 'ClientRegistrationExpired':
+      // The registration is over: nothing of it stays in the read model (the event log keeps the history).
+      return null;
+    case 'ConnectionGranted':
+    case 'ConnectionCodeRedeemed':
+    case 'ConnectionRefreshed':
+    case 'ConnectionRevoked':
+      return doc;
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
 }

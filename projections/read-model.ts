@@ -55,6 +55,12 @@ export interface ReadModel {
   getConnection(id: string): Promise<ConnectionDoc | undefined>;
   listConnections(): Promise<ConnectionDoc[]>;
   getOAuthClient(clientId: string): Promise<OAuthClientDoc | undefined>;
+  /**
+   * OAuth clients never used for a consent (no `usedAt`) whose `registeredAt` is strictly
+   * before `registeredBefore` (an ISO-8601 UTC time), oldest first (then by client id), at
+   * most `limit`: the candidates of the expiry job. An indexed range query in every adapter.
+   */
+  listUnusedOAuthClients(registeredBefore: string, limit: number): Promise<OAuthClientDoc[]>;
 
   /**
    * Records which blobs a manifest lists. Content-derived (a manifest never changes), so it

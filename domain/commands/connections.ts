@@ -1,28 +1,34 @@
-import { NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Actor, ConnectionEvent, Recorded } from '../events.ts';
 import {
+  decideClientUse,
+  decideExpireClient,
   decideGrant,
   decideRedeem,
   decideRefresh,
+  decideRegisterClient,
+  evolveClient,
   evolveConnection,
+  foldClient,
   foldConnection,
   credentialConnection,
   issueTokens,
+  UNUSED_CLIENT_TTL_MS,
+  type ClientState,
   type GrantInput,
   type GrantRefusal,
   type IssuedTokens,
 } from '../connections.ts';
 import { connectionStream, oauthClientStream } from '../streams.ts';
 import type { ConnectionDoc, OAuthClientDoc } from '../../projections/documents.ts';
-import { projectClient } from '../../projections/project.ts';
 import { runCommand } from './append.ts';
 import type { CommandDeps } from './deps.ts';
 
 type Deps = Pick<CommandDeps, 'events' | 'waitForProjection' | 'now' | 'readModel'>;
 export type TokenTtl = { readonly accessMs: number; readonly refreshMs: number };
 
-const clientFold = (events: readonly Recorded[]): OAuthClientDoc | null =>
-  events.reduce<OAuthClientDoc | null>((d, e) => projectClient(d, e as Recorded<ConnectionEvent>), null);
+const evolveClientWith = (state: ClientState, events: readonly Recorded[]): ClientState =>
+  events.reduce((s, e) => evolveClient(s, e as Recorded<ConnectionEvent>), state);
 
 /** Records a dynamically registered OAuth client (RFC 7591); its id is random, so the stream is new. */
 export async function registerOAuthClient(
@@ -30,27 +36,39 @@ export async function registerOAuthClient(
   client: { clientId: string; name: string; redirectUris: readonly string[]; clientUri?: string },
 ): Promise<OAuthClientDoc> {
   const actor: Actor = { kind: 'system', name: 'oauth-registration' };
-  const event: ConnectionEvent = {
-    type: 'ClientRegistered',
-    data: { ...client, registeredAt: deps.now().toISOString() },
-  };
+  const now = deps.now();
   const { result } = await runCommand(
     deps,
     oauthClientStream(client.clientId),
     actor,
-    clientFold,
-    (doc) => {
-      if (doc) throw new Error(`client ${client.clientId} already registered`);
-      return { events: [event], result: (d) => d! };
-    },
-    (doc, events) => events.reduce<OAuthClientDoc | null>((d, e) => projectClient(d, e as Recorded<ConnectionEvent>), doc),
+    foldClient,
+    (state) => ({
+      events: decideRegisterClient(state, { ...client, now }),
+      result: (): OAuthClientDoc => ({ ...client, registeredAt: now.toISOString() }),
+    }),
+    evolveClientWith,
   );
   return result;
 }
 
-/** The consent: creates the connection with its one-time authorization code (only its hash is stored). */
+/**
+ * The consent: marks the client used (first consent only; refused when the client is
+ * unknown or its unused registration expired), then creates the connection with its
+ * one-time authorization code (only its hash is stored). The client's stream is written
+ * first, so a granted connection always implies `ClientUsed`, and its expected revision
+ * settles a race with the expiry job either way: expired first → this consent is refused;
+ * used first → the job leaves the client alone.
+ */
 export async function grantConnection(deps: Deps, actor: Actor, input: Omit<GrantInput, 'now'>): Promise<ConnectionDoc> {
   const now = deps.now();
+  await runCommand(
+    deps,
+    oauthClientStream(input.clientId),
+    actor,
+    foldClient,
+    (state) => ({ events: decideClientUse(state, { clientId: input.clientId, connectionId: input.id, now }), result: () => undefined }),
+    evolveClientWith,
+  );
   const { result } = await runCommand(
     deps,
     connectionStream(input.id),
@@ -60,6 +78,46 @@ export async function grantConnection(deps: Deps, actor: Actor, input: Omit<Gran
     evolveConnection,
   );
   return result;
+}
+
+/** How many candidates the expiry job reads from the read model at a time. */
+const EXPIRY_BATCH = 200;
+
+/**
+ * The expiry job: every OAuth client registration never used for a consent and older than
+ * `ttlMs` at `now` is ended with `ClientRegistrationExpired` (the projection then deletes
+ * its document). The read model only proposes candidates; each one is decided on its own
+ * stream, so a client that was used meanwhile is kept. Returns the expired client ids.
+ */
+export async function expireUnusedClients(deps: Deps, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): Promise<string[]> {
+  const actor: Actor = { kind: 'system', name: 'oauth-client-expiry' };
+  const cutoff = new Date(now.getTime() - ttlMs).toISOString();
+  const expired: string[] = [];
+  for (;;) {
+    const batch = await deps.readModel.listUnusedOAuthClients(cutoff, EXPIRY_BATCH);
+    let progressed = false;
+    for (const candidate of batch) {
+      try {
+        const { appended } = await runCommand(
+          deps,
+          oauthClientStream(candidate.clientId),
+          actor,
+          foldClient,
+          (state) => ({ events: decideExpireClient(state, now, ttlMs), result: () => undefined }),
+          evolveClientWith,
+        );
+        if (appended > 0) {
+          expired.push(candidate.clientId);
+          progressed = true;
+        }
+      } catch (err) {
+        // A consent won the race twice: the client is in use now, leave it.
+        if (!(err instanceof ConflictError)) throw err;
+      }
+    }
+    // A full batch that expired nothing would come back the same: stop rather than spin.
+    if (batch.length < EXPIRY_BATCH || !progressed) return expired;
+  }
 }
 
 export type TokenOutcome = { ok: true; tokens: IssuedTokens; connection: ConnectionDoc } | { ok: false; refusal: GrantRefusal };

@@ -40,6 +40,8 @@ export type StreamDocument = {
   connectionId?: string;
   createdAt?: string;
   clientId?: string;
+  /** An OAuth client's `registeredAt` while it was never used for a consent (the expiry job's range). */
+  unusedSince?: string;
 };
 
 /** Which blobs a manifest lists (content-derived; kept by `reset()`). */
@@ -82,8 +84,10 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
       const doc = record.doc as ConnectionDoc;
       return { ...base, connectionId: doc.id, createdAt: doc.createdAt };
     }
-    case 'oauthclient':
-      return { ...base, clientId: (record.doc as OAuthClientDoc).clientId };
+    case 'oauthclient': {
+      const doc = record.doc as OAuthClientDoc;
+      return { ...base, clientId: doc.clientId, ...(doc.usedAt ? {} : { unusedSince: doc.registeredAt }) };
+    }
     case 'sequence':
       return base;
     default: {
@@ -115,7 +119,13 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'key_token', key: { tokenHash: 1 }, unique: true, partialFilterExpression: exists('tokenHash') },
   { name: 'connection_id', key: { connectionId: 1 }, unique: true, partialFilterExpression: exists('connectionId') },
   { name: 'client_id', key: { clientId: 1 }, unique: true, partialFilterExpression: exists('clientId') },
+  { name: 'client_unused', key: { unusedSince: 1, clientId: 1 }, partialFilterExpression: exists('unusedSince') },
 ];
+
+/** `listUnusedOAuthClients` as a MongoDB filter and sort (the same selection and order as the SQLite adapter). */
+export function unusedClientsQuery(registeredBefore: string): { filter: Filter<StreamDocument>; sort: Sort } {
+  return { filter: { unusedSince: { $exists: true, $lt: registeredBefore } }, sort: { unusedSince: 1, clientId: 1 } };
+}
 
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

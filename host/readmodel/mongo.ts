@@ -7,6 +7,7 @@ import {
   STREAM_INDEXES,
   siteListQuery,
   toStreamDocument,
+  unusedClientsQuery,
   type CheckpointDocument,
   type LeaseDocument,
   type ManifestDocument,
@@ -107,6 +108,10 @@ function mongoReadModel(client: MongoClient, db: Db): ReadModel {
     listConnections: () =>
       docsOf<ConnectionDoc>(streams.find({ connectionId: { $exists: true } }).sort({ createdAt: 1, connectionId: 1 })),
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>({ clientId }),
+    listUnusedOAuthClients: (registeredBefore, limit) => {
+      const { filter, sort } = unusedClientsQuery(registeredBefore);
+      return docsOf<OAuthClientDoc>(streams.find(filter).sort(sort).limit(limit));
+    },
 
     async indexManifest(manifest, blobs) {
       // A manifest's content never changes, so the first complete insert is the answer for

@@ -9,7 +9,9 @@ import type { SiteDoc } from '../../projections/documents.ts';
 import type { ReadModel, SiteQuery } from '../../projections/read-model.ts';
 import {
   archived,
+  clientExpired,
   clientRegistered,
+  clientUsed,
   connectionGranted,
   connectionRefreshed,
   connectionRevoked,
@@ -20,6 +22,7 @@ import {
   keyUsed,
   meta,
   patched,
+  positionOf,
   published,
   purged,
   quarantined,
@@ -62,6 +65,23 @@ export function world() {
   log.add('sequence-site', { type: 'IdAllocated', data: { id: 1 } });
   return log;
 }
+
+/** OAuth clients: unused (c1, c4 at the same time, c2, c6), used (c3), expired (c5). */
+export function clientWorld() {
+  const log = eventLog();
+  log.add('oauthclient-c1', clientRegistered('c1', '2026-01-01T00:00:00.000Z'));
+  log.add('oauthclient-c2', clientRegistered('c2', '2026-01-02T00:00:00.000Z'));
+  log.add('oauthclient-c3', clientRegistered('c3', '2025-12-31T00:00:00.000Z'));
+  log.add('oauthclient-c3', clientUsed('c3', 'x3'));
+  log.add('oauthclient-c4', clientRegistered('c4', '2026-01-01T00:00:00.000Z'));
+  log.add('oauthclient-c5', clientRegistered('c5', '2025-12-30T00:00:00.000Z'));
+  log.add('oauthclient-c5', clientExpired('c5', '2025-12-30T00:00:00.000Z'));
+  log.add('oauthclient-c6', clientRegistered('c6', '2026-01-03T00:00:00.000Z'));
+  return log;
+}
+
+/** Positions that follow `events` (for a batch built in another log). */
+const positionAfter = (events: readonly Recorded[], i: number): string => positionOf(events.length + 1 + i);
 
 async function snapshot(model: ReadModel) {
   const list = await model.listSites({ ...Q, includeHidden: true, limit: 500 });
@@ -252,6 +272,37 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect((await model.getConnection('x2'))?.revoked).toBe(true);
       expect((await model.listConnections()).map((c) => c.id)).toEqual(['x1', 'x2']);
       expect(await model.getConnection('x3')).toBeUndefined();
+    });
+
+    it('lists OAuth clients never used for a consent, registered before a time, oldest first; forgets expired ones', async () => {
+      const { model } = await open();
+      const log = clientWorld();
+      await model.apply(log.events, last(log.events));
+      const ids = async (before: string, limit = 100) => (await model.listUnusedOAuthClients(before, limit)).map((c) => c.clientId);
+      expect(await ids('2026-01-03T00:00:00.000Z')).toEqual(['c1', 'c4', 'c2']);
+      expect(await ids('2026-01-03T00:00:00.000Z', 2)).toEqual(['c1', 'c4']);
+      expect(await ids('2026-01-01T00:00:00.000Z')).toEqual([]); // strictly before
+      expect(await ids('2027-01-01T00:00:00.000Z')).toEqual(['c1', 'c4', 'c2', 'c6']);
+      expect((await model.listUnusedOAuthClients('2027-01-01T00:00:00.000Z', 1))[0]).toMatchObject({ clientId: 'c1', redirectUris: ['https://claude.example/cb'] });
+      expect(await model.getOAuthClient('c3')).toMatchObject({ clientId: 'c3', usedAt: expect.any(String) });
+      expect(await model.getOAuthClient('c5')).toBeUndefined();
+      expect(await model.streamRevision('oauthclient-c5')).toBe(1);
+
+      // Used later: no longer a candidate. Expired later: gone.
+      const more = eventLog();
+      more.add('oauthclient-c1', clientRegistered('c1'));
+      more.add('oauthclient-c1', clientUsed('c1', 'x9'));
+      more.add('oauthclient-c4', clientRegistered('c4'));
+      more.add('oauthclient-c4', clientExpired('c4'));
+      const tail = more.events.filter((e) => e.revision === 1).map((e, i) => ({ ...e, position: positionAfter(log.events, i) }));
+      await model.apply(tail, last(tail));
+      expect(await ids('2027-01-01T00:00:00.000Z')).toEqual(['c2', 'c6']);
+      expect(await model.getOAuthClient('c4')).toBeUndefined();
+
+      // Rebuilt from the log, the same answers.
+      await model.reset();
+      await model.apply([...log.events, ...tail], last(tail));
+      expect(await ids('2027-01-01T00:00:00.000Z')).toEqual(['c2', 'c6']);
     });
 
     it('tells which blobs retained revisions still reference', async () => {

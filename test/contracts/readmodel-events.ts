@@ -95,9 +95,14 @@ export const keyIssued = (id: number, tokenHash: string, extra: { admin?: boolea
 export const keyRevoked = (id: number): DomainEvent => ({ type: 'KeyRevoked', data: { id } });
 export const keyUsed = (id: number, at: string): DomainEvent => ({ type: 'KeyUsed', data: { id, at } });
 
-export const clientRegistered = (clientId: string): DomainEvent => ({
+export const clientRegistered = (clientId: string, registeredAt = '2026-01-01T00:00:00.000Z'): DomainEvent => ({
   type: 'ClientRegistered',
-  data: { clientId, name: `client ${clientId}`, redirectUris: ['https://claude.example/cb'], registeredAt: '2026-01-01T00:00:00.000Z' },
+  data: { clientId, name: `client ${clientId}`, redirectUris: ['https://claude.example/cb'], registeredAt },
+});
+export const clientUsed = (clientId: string, connectionId: string): DomainEvent => ({ type: 'ClientUsed', data: { clientId, connectionId } });
+export const clientExpired = (clientId: string, registeredAt = '2026-01-01T00:00:00.000Z'): DomainEvent => ({
+  type: 'ClientRegistrationExpired',
+  data: { clientId, registeredAt },
 });
 export const connectionGranted = (id: string, clientId: string, refreshTokenHash: string): DomainEvent => ({
   type: 'ConnectionGranted',

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseName } from '../../host/readmodel/mongo.ts';
-import { siteListQuery, toStreamDocument, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
+import { siteListQuery, toStreamDocument, unusedClientsQuery, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
-import type { SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import type { OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import { projectBatch } from '../../projections/project.ts';
 import type { SiteQuery } from '../../projections/read-model.ts';
-import { world } from './readmodel-contract.ts';
+import { clientWorld, world } from './readmodel-contract.ts';
 import { withDatabase } from './readmodel-mongo.ts';
 
 type Doc = Record<string, unknown>;
@@ -113,5 +113,33 @@ describe('MongoDB site-list translation', () => {
     expect(databaseName('mongodb+srv://cluster.example/?retryWrites=true')).toBe('sites');
     expect(withDatabase('mongodb://a:1,b:2/prod?replicaSet=rs0', 't1')).toBe('mongodb://a:1,b:2/t1?replicaSet=rs0');
     expect(withDatabase('mongodb://a:1', 't1')).toBe('mongodb://a:1/t1');
+  });
+});
+
+describe('MongoDB unused-client translation', () => {
+  const log = clientWorld();
+  const stored: StreamDocument[] = [...projectBatch(log.events, new Map<string, StreamRecord>()).values()].map(toStreamDocument);
+
+  it('selects and orders what the SQLite adapter does', async () => {
+    const sqlite = openSqliteReadModel(join(dir, 'clients.db'));
+    await sqlite.apply(log.events, log.events[log.events.length - 1]!.position);
+    try {
+      for (const before of ['2025-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.001Z', '2026-01-03T00:00:00.000Z', '2027-01-01T00:00:00.000Z']) {
+        const { filter, sort } = unusedClientsQuery(before);
+        const got = sortDocs(stored.filter((d) => matches(d as Doc, filter as Doc)) as Doc[], sort as Record<string, 1 | -1>);
+        const expected = await sqlite.listUnusedOAuthClients(before, 100);
+        expect(got.map((d) => (d.doc as OAuthClientDoc).clientId), before).toEqual(expected.map((c) => c.clientId));
+      }
+    } finally {
+      await sqlite.close();
+    }
+  });
+
+  it('marks a client unused by its registration time until its first consent; an expired one keeps no fields', () => {
+    const byId = new Map(stored.map((d) => [d._id, d]));
+    expect(byId.get('oauthclient-c1')).toMatchObject({ clientId: 'c1', unusedSince: '2026-01-01T00:00:00.000Z' });
+    expect(byId.get('oauthclient-c3')).toMatchObject({ clientId: 'c3' });
+    expect(byId.get('oauthclient-c3')).not.toHaveProperty('unusedSince');
+    expect(byId.get('oauthclient-c5')).toEqual({ _id: 'oauthclient-c5', kind: 'oauthclient', revision: 1, doc: null });
   });
 });

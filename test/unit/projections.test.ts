@@ -10,7 +10,9 @@ import { kindOfStream, projectBatch } from '../../projections/project.ts';
 import {
   ACTOR,
   archived,
+  clientExpired,
   clientRegistered,
+  clientUsed,
   connectionCodeRedeemed,
   connectionGranted,
   connectionRefreshed,
@@ -282,6 +284,39 @@ describe('connection projection with an authorization code', () => {
       refreshExpiresAt: '2026-02-01T00:00:00.000Z',
       revoked: false,
     });
+  });
+});
+
+describe('OAuth client projection', () => {
+  it('records the first consent once, keeping the client', () => {
+    const log = eventLog();
+    log.add('oauthclient-c1', clientRegistered('c1'));
+    const first = log.add('oauthclient-c1', clientUsed('c1', 'x1'));
+    log.add('oauthclient-c1', clientUsed('c1', 'x2')); // never written twice by the decider; harmless if it were
+    const store = project(log.events);
+    expect(store.get('oauthclient-c1')).toEqual({
+      stream: 'oauthclient-c1',
+      kind: 'oauthclient',
+      revision: 2,
+      doc: { clientId: 'c1', name: 'client c1', redirectUris: ['https://claude.example/cb'], registeredAt: '2026-01-01T00:00:00.000Z', usedAt: first.meta.at },
+    });
+  });
+
+  it('deletes the document of an expired registration, remembering only the revision', () => {
+    const log = eventLog();
+    log.add('oauthclient-c1', clientRegistered('c1'));
+    log.add('oauthclient-c1', clientExpired('c1'));
+    log.add('oauthclient-c2', clientRegistered('c2'));
+    const store = project(log.events);
+    expect(store.get('oauthclient-c1')).toEqual({ stream: 'oauthclient-c1', kind: 'oauthclient', revision: 1, doc: null });
+    expect((store.get('oauthclient-c2')!.doc as OAuthClientDoc).clientId).toBe('c2');
+  });
+
+  it('a use or an expiry of a client without a document changes nothing', () => {
+    const log = eventLog();
+    log.add('oauthclient-c9', clientUsed('c9', 'x1'));
+    log.add('oauthclient-c9', clientExpired('c9'));
+    expect(project(log.events).get('oauthclient-c9')).toEqual({ stream: 'oauthclient-c9', kind: 'oauthclient', revision: 1, doc: null });
   });
 });
 

@@ -1,0 +1,70 @@
+/**
+ * Decider specs of the OAuth client aggregate: given the client stream's events, when a
+ * command, then the events (or the error). Unused registrations expire after 24 hours;
+ * a client used for a consent is kept for good.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  clientUsable,
+  decideClientUse,
+  decideExpireClient,
+  decideRegisterClient,
+  foldClient,
+  UNUSED_CLIENT_TTL_MS,
+} from '../../domain/connections.ts';
+import { NotFoundError } from '../../domain/errors.ts';
+import type { ConnectionEvent, Recorded } from '../../domain/events.ts';
+
+const T0 = new Date('2026-03-01T12:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const DAY = UNUSED_CLIENT_TTL_MS;
+
+const given = (...events: ConnectionEvent[]) =>
+  foldClient(
+    events.map((e, i) => ({ ...e, stream: 'oauthclient-c1', revision: i, position: String(i), meta: { actor: { kind: 'system', name: 't' }, at: T0.toISOString() } })) as Recorded[],
+  );
+
+const registered: ConnectionEvent = {
+  type: 'ClientRegistered',
+  data: { clientId: 'c1', name: 'Agent', redirectUris: ['https://agent.example/cb'], registeredAt: T0.toISOString() },
+};
+const used: ConnectionEvent = { type: 'ClientUsed', data: { clientId: 'c1', connectionId: 'x1' } };
+const expired: ConnectionEvent = { type: 'ClientRegistrationExpired', data: { clientId: 'c1', registeredAt: T0.toISOString() } };
+
+describe('OAuth client decider', () => {
+  it('registers a new client once; a second registration of the same id is a bug', () => {
+    expect(decideRegisterClient(given(), { clientId: 'c1', name: 'Agent', redirectUris: ['https://agent.example/cb'], now: T0 })).toEqual([registered]);
+    expect(() => decideRegisterClient(given(registered), { clientId: 'c1', name: 'Agent', redirectUris: [], now: T0 })).toThrow(/already registered/);
+  });
+
+  it('the first consent marks the client used; later ones add nothing', () => {
+    expect(decideClientUse(given(registered), { clientId: 'c1', connectionId: 'x1', now: at(DAY - 1) })).toEqual([used]);
+    expect(decideClientUse(given(registered, used), { clientId: 'c1', connectionId: 'x2', now: at(30 * DAY) })).toEqual([]);
+  });
+
+  it('a consent for an unknown, expired, or unused-for-24-hours client is refused like an unknown one', () => {
+    const use = (state: ReturnType<typeof given>, now = at(1000)) => () => decideClientUse(state, { clientId: 'c1', connectionId: 'x1', now });
+    expect(use(given())).toThrow(NotFoundError);
+    expect(use(given(registered, expired))).toThrow(NotFoundError);
+    expect(use(given(registered), at(DAY))).toThrow(NotFoundError);
+  });
+
+  it('expires an unused registration at 24 hours, not a millisecond earlier', () => {
+    expect(decideExpireClient(given(registered), at(DAY - 1))).toEqual([]);
+    expect(decideExpireClient(given(registered), at(DAY))).toEqual([expired]);
+  });
+
+  it('never expires a used client, an expired one again, or one that does not exist', () => {
+    expect(decideExpireClient(given(registered, used), at(365 * DAY))).toEqual([]);
+    expect(decideExpireClient(given(registered, expired), at(2 * DAY))).toEqual([]);
+    expect(decideExpireClient(given(), at(2 * DAY))).toEqual([]);
+  });
+
+  it('usable: registered, and used or younger than 24 hours', () => {
+    expect(clientUsable(given(registered), at(DAY - 1))).toBe(true);
+    expect(clientUsable(given(registered), at(DAY))).toBe(false);
+    expect(clientUsable(given(registered, used), at(10 * DAY))).toBe(true);
+    expect(clientUsable(given(registered, used, expired), at(1))).toBe(false);
+    expect(clientUsable(given(), T0)).toBe(false);
+  });
+});

@@ -1,6 +1,7 @@
 import { collectAll } from '../../domain/commands/gc.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createService, startHttp, startQuarantineJob } from '../service.ts';
+import { startOAuthClientExpiryJob } from '../oauth-client-job.ts';
 import { keysCli } from './keys.ts';
 import { publishCli } from './publish.ts';
 import { only, parseArgs, UsageError } from './args.ts';
@@ -87,6 +88,7 @@ async function serve(): Promise<number> {
   if (address && typeof address === 'object') port = address.port;
   // Check often enough that a short TTL (tests, demos) is honoured within a quarter of it.
   const stopJob = startQuarantineJob(service, Math.min(60_000, Math.max(500, config.deletedSiteTtlMs / 4)));
+  startOAuthClientExpiryJob(service);
   const url = service.api.apexOrigin();
   service.log.info(`sites listening on ${config.listen.host}:${port}`, { portal: `${url}/`, stack: service.stack.describe });
   await new Promise<void>((resolve) => {
@@ -128,6 +130,7 @@ async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<numbe
   const service = await createService(config, { project: 'run' });
   service.log.info('projector running', { stack: service.stack.describe });
   const stopJob = startQuarantineJob(service);
+  startOAuthClientExpiryJob(service);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

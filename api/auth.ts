@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { authenticateKey, forwardAuthIdentity, isAdmin, type Identity } from '../domain/auth.ts';
 import { ForbiddenError, UnauthenticatedError } from '../domain/errors.ts';
-import { inCidrs } from '../host/config.ts';
+import { inCidrs, isLoopback } from '../host/config.ts';
 import type { ApiContext } from './context.ts';
 
 /** The bearer token of the request, if it sends one. */
@@ -11,11 +11,19 @@ export function bearer(ctx: Context): string | undefined {
   return m?.[1];
 }
 
-/** The forward-auth user, honoured only when the TCP peer is a trusted proxy. */
+/**
+ * The signed-in person: the forward-auth user, honoured only when the TCP peer is a
+ * trusted proxy; or, with `SITES_LOCAL_ADMIN` on a loopback-only service, the local admin
+ * for a request straight from this machine (one that names a proxy hop is never signed in
+ * this way, so a local proxy cannot turn public traffic into an admin).
+ */
 export function forwardAuthUser(api: ApiContext, ctx: Context): string | undefined {
+  const peer = ctx.req.socket.remoteAddress;
   const user = ctx.get(api.config.forwardAuthHeader).trim();
-  if (!user) return undefined;
-  return inCidrs(ctx.req.socket.remoteAddress, api.config.trustedProxies) ? user : undefined;
+  if (user) return inCidrs(peer, api.config.trustedProxies) ? user : undefined;
+  const local = api.config.localAdmin;
+  if (local && isLoopback(peer) && !ctx.get('x-forwarded-for') && !ctx.get('forwarded') && !ctx.get('via')) return local;
+  return undefined;
 }
 
 async function keyIdentity(api: ApiContext, ctx: Context): Promise<Identity | undefined> {

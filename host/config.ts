@@ -19,6 +19,11 @@ export type Config = {
   readonly s3?: { readonly endpoint: string; readonly bucket: string; readonly accessKey: string; readonly secretKey: string };
   readonly forwardAuthHeader: string;
   readonly adminUsers: ReadonlySet<string>;
+  /**
+   * For a laptop: every request from this machine that did not come through a proxy is
+   * signed in as this admin. Only allowed when the service listens on loopback.
+   */
+  readonly localAdmin?: string;
   readonly trustedProxies: readonly Cidr[];
   readonly maxUploadBytes: number;
   readonly maxExtractBytes: number;
@@ -116,6 +121,13 @@ export function inCidrs(peer: string | undefined, cidrs: readonly Cidr[]): boole
   });
 }
 
+const LOOPBACK = [parseCidr('127.0.0.0/8', 'loopback'), parseCidr('::1', 'loopback')];
+
+/** Is this listen host or peer address on this machine only? */
+export function isLoopback(host: string | undefined): boolean {
+  return host === 'localhost' || inCidrs(host?.replace(/^\[|\]$/g, ''), LOOPBACK);
+}
+
 function bytes(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -184,6 +196,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('SITES_MONGO_URL: must be a mongodb:// connection string');
   }
   const adminUsers = new Set(list(env, 'SITES_ADMIN_USERS'));
+  const listen = listenAddr(env.SITES_LISTEN_ADDR || '127.0.0.1:8080', 'SITES_LISTEN_ADDR');
+  const localAdmin = env.SITES_LOCAL_ADMIN?.trim() || undefined;
+  if (localAdmin !== undefined) {
+    if (!/^[\w.@+-]{1,64}$/.test(localAdmin)) throw new ConfigError('SITES_LOCAL_ADMIN: a user name of letters, digits and . _ @ + - (at most 64)');
+    if (!isLoopback(listen.host)) {
+      throw new ConfigError(`SITES_LOCAL_ADMIN: allowed only when SITES_LISTEN_ADDR is a loopback address (it signs in every local request as an admin), not ${listen.host}`);
+    }
+    adminUsers.add(localAdmin);
+  }
   const header = (env.SITES_FORWARD_AUTH_HEADER || 'Remote-User').trim();
   if (!/^[A-Za-z0-9-]+$/.test(header)) throw new ConfigError('SITES_FORWARD_AUTH_HEADER: not a valid header name');
   const logLevel = (env.SITES_LOG_LEVEL || 'info').toLowerCase();
@@ -198,7 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const controlDomain = env.SITES_CONTROL_DOMAIN ? domain(env.SITES_CONTROL_DOMAIN, 'SITES_CONTROL_DOMAIN') : baseDomain;
   if (controlDomain !== baseDomain && !aliasDomains.includes(controlDomain)) aliasDomains.push(controlDomain);
   return {
-    listen: listenAddr(env.SITES_LISTEN_ADDR || '127.0.0.1:8080', 'SITES_LISTEN_ADDR'),
+    listen,
     baseDomain,
     aliasDomains,
     controlDomain,
@@ -211,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : {}),
     forwardAuthHeader: header.toLowerCase(),
     adminUsers,
+    ...(localAdmin ? { localAdmin } : {}),
     trustedProxies: (env.SITES_TRUSTED_PROXIES === undefined ? ['127.0.0.1', '::1'] : list(env, 'SITES_TRUSTED_PROXIES')).map((c) =>
       parseCidr(c, 'SITES_TRUSTED_PROXIES'),
     ),

@@ -122,7 +122,7 @@ export function describeError(err: unknown): string {
     case 0:
       return err.code === 'aborted' ? err.message : 'The server could not be reached (network down?). Check your connection and try again.';
     case 401:
-      return 'You are not signed in. Open the portal through the sign-in proxy and try again.';
+      return 'You are not signed in. Open the portal through the sign-in proxy and try again. On your own machine, start the service with SITES_LOCAL_ADMIN=yourname to be signed in as an admin from this computer.';
     case 403:
       return `You are not allowed to do this: ${err.message}`;
     case 404:

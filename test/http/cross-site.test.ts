@@ -292,6 +292,22 @@ describe('sites on another registrable domain than the control plane', () => {
   });
 });
 
+describe('the local admin of a laptop (SITES_LOCAL_ADMIN)', () => {
+  let local: RunningService;
+  afterAll(() => local?.stop());
+
+  it('signs in requests straight from this machine, never ones through a proxy, and keeps the cross-origin guard', async () => {
+    local = await startService({ env: { SITES_LOCAL_ADMIN: 'me' } });
+    const me = await fetch(new URL('/api/me', local.url));
+    expect(await me.json()).toMatchObject({ user: 'me', is_admin: true });
+    expect((await fetch(new URL('/api/me', local.url), { headers: { 'X-Forwarded-For': '203.0.113.9' } })).status).toBe(401);
+    const create = (headers: Record<string, string>) =>
+      fetch(new URL('/api/keys', local.url), { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ name: 'k', admin: true }) });
+    expect((await create({ 'Sec-Fetch-Site': 'same-site', Origin: `http://evil.docs.localhost:${local.port}` })).status).toBe(403);
+    expect((await create({ 'Sec-Fetch-Site': 'same-origin', Origin: local.url })).status).toBe(201);
+  });
+});
+
 /** An HTTP request with a Host header of our choosing (fetch will not send one). */
 function hostRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

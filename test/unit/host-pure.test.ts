@@ -81,6 +81,16 @@ describe('loadConfig', () => {
     expect(c.mongoUrl).toBe('mongodb://127.0.0.1:27017/sites');
   });
 
+  it('signs in a local admin only on a loopback-only service', () => {
+    expect(loadConfig({ SITES_LOCAL_ADMIN: 'me' })).toMatchObject({ localAdmin: 'me' });
+    expect(loadConfig({ SITES_LOCAL_ADMIN: 'me' }).adminUsers.has('me')).toBe(true);
+    expect(loadConfig({ SITES_LOCAL_ADMIN: 'me', SITES_LISTEN_ADDR: '[::1]:8080' }).localAdmin).toBe('me');
+    expect(() => loadConfig({ SITES_LOCAL_ADMIN: 'me', SITES_LISTEN_ADDR: '0.0.0.0:8080' })).toThrow(/^SITES_LOCAL_ADMIN: allowed only when SITES_LISTEN_ADDR is a loopback address/);
+    expect(() => loadConfig({ SITES_LOCAL_ADMIN: 'me', SITES_LISTEN_ADDR: ':8080' })).toThrow(/SITES_LOCAL_ADMIN/);
+    expect(() => loadConfig({ SITES_LOCAL_ADMIN: 'two words' })).toThrow(/SITES_LOCAL_ADMIN/);
+    expect(loadConfig({}).localAdmin).toBeUndefined();
+  });
+
   it('makes a control domain on another registrable domain one of the apexes', () => {
     const c = loadConfig({ SITES_BASE_DOMAIN: 'example-sites.net', SITES_CONTROL_DOMAIN: 'sites.example.com' });
     expect(c.controlDomain).toBe('sites.example.com');

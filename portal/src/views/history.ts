@@ -1,7 +1,7 @@
 /** The History tab (admins): the site's audit trail, who did what and when. */
 import { api, describeError } from '../api.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatBytes, formatTime, sitePath } from '../format.ts';
+import { formatBytes, formatTime, plural, sitePath } from '../format.ts';
 import type { ViewContext } from '../main.ts';
 import type { Site, SiteEvent } from '../types.ts';
 
@@ -42,7 +42,7 @@ function details(e: SiteEvent): string {
   switch (e.type) {
     case 'SitePublished': {
       const r = (d.revision ?? {}) as { id?: string; files?: number; size?: number };
-      return [d.created === true && 'new site', r.id && `revision ${r.id}`, typeof r.files === 'number' && `${r.files} files`, typeof r.size === 'number' && formatBytes(r.size)]
+      return [d.created === true && 'new site', r.id && `revision ${r.id}`, typeof r.files === 'number' && plural(r.files, 'file'), typeof r.size === 'number' && formatBytes(r.size)]
         .filter(Boolean)
         .join(', ');
     }

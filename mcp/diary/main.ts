@@ -19,6 +19,11 @@ const deps = { upstream: createUpstream(config.upstream), now: () => new Date() 
 const factory = () => createDiaryServer(deps);
 
 if (config.listen.kind === 'stdio') {
+  // Launched by a host through `npm run diary` without -s: npm has already written its
+  // banner onto stdout, the JSON-RPC stream. Say so where a person looking will see it.
+  if (process.env.npm_lifecycle_event && process.env.npm_config_loglevel !== 'silent' && !process.stdin.isTTY) {
+    process.stderr.write('diary: npm printed its banner on stdout, which corrupts the JSON-RPC stream; launch `node bin/diary.mjs` (or `npm run -s diary`) instead\n');
+  }
   serveStdio(factory, { onerror: (e) => process.stderr.write(`diary: ${e.message}\n`) });
 } else {
   const { host, port } = config.listen;

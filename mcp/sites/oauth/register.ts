@@ -1,35 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
 import { registerOAuthClient } from '../../../domain/commands/connections.ts';
-import { BodyTooLarge, mediaType, oauthError, readBody } from '../http.ts';
+import { BodyTooLarge, mediaType, oauthError, peerAddress, readBody } from '../http.ts';
+import { createRateLimiter, limiterKey, type RateLimiter } from './rate-limit.ts';
+import { checkRedirectUri } from './redirect-uris.ts';
 
-const MAX_BODY = 16 * 1024;
+/** Client metadata larger than this is refused with 400 (spec §2: registration is unauthenticated). */
+export const MAX_METADATA_BYTES = 4 * 1024;
+/** At most this many registrations per peer address per hour (spec §2), then 429. */
+export const REGISTRATIONS_PER_HOUR = 30;
+/** Peers the limiter tracks at most at once. */
+const MAX_TRACKED_PEERS = 10_000;
 const MAX_REDIRECTS = 10;
-/** Schemes a browser must never be sent to with a code. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 type Refusal = { error: 'invalid_redirect_uri' | 'invalid_client_metadata'; description: string };
-
-/**
- * OAuth 2.1 §8.4.2 / RFC 8252: https anywhere, http only on a loopback host, or a
- * private-use scheme of a native app; never a fragment.
- */
-export function checkRedirectUri(raw: unknown): Refusal | undefined {
-  const bad = (description: string): Refusal => ({ error: 'invalid_redirect_uri', description });
-  if (typeof raw !== 'string' || raw.length > 2000) return bad('each redirect URI must be a string of at most 2000 characters');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return bad(`${JSON.stringify(raw)} is not an absolute URI`);
-  }
-  if (url.hash || raw.includes('#')) return bad(`${JSON.stringify(raw)} has a fragment`);
-  if (FORBIDDEN_SCHEMES.has(url.protocol)) return bad(`${JSON.stringify(raw)} uses a forbidden scheme`);
-  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) return bad(`${JSON.stringify(raw)}: http is allowed only for loopback hosts; use https`);
-  return undefined;
-}
 
 /** Validates an RFC 7591 registration request; returns what is stored or the refusal. */
 export function validateRegistration(body: unknown): { name: string; redirectUris: string[]; clientUri?: string; grantTypes: string[] } | Refusal {
@@ -52,41 +38,72 @@ export function validateRegistration(body: unknown): { name: string; redirectUri
   if (typeof name !== 'string' || name.trim() === '' || name.length > 200) return meta('client_name must be a non-empty string of at most 200 characters');
   let clientUri: string | undefined;
   if (b.client_uri !== undefined) {
-    if (typeof b.client_uri !== 'string' || !/^https?:\/\//.test(b.client_uri) || b.client_uri.length > 2000) return meta('client_uri must be an http(s) URL');
+    if (typeof b.client_uri !== 'string' || !/^https?:\/\/[^\s]+$/i.test(b.client_uri) || b.client_uri.length > 2000 || !URL.canParse(b.client_uri)) {
+      return meta('client_uri must be an http(s) URL');
+    }
     clientUri = b.client_uri;
   }
-  return { name: name.trim(), redirectUris: b.redirect_uris as string[], ...(clientUri ? { clientUri } : {}), grantTypes: grantTypes as string[] };
+  return { name: name.trim(), redirectUris: [...new Set(b.redirect_uris as string[])], ...(clientUri ? { clientUri } : {}), grantTypes: grantTypes as string[] };
 }
 
 /**
  * RFC 7591 dynamic client registration. Clients are public (PKCE, no secret), so any
  * requested `token_endpoint_auth_method` is answered with `none`, as §3.2.1 allows.
+ * Anyone may register, so the work is bounded: metadata over 4 KiB → 400, more than 30
+ * registrations per peer address per hour → 429 with Retry-After, and a registration never
+ * used for a consent expires after 24 hours (domain/connections.ts).
  */
-export function mountRegistration(router: Router, api: ApiContext): void {
+export function mountRegistration(router: Router, api: ApiContext, limiter: RateLimiter = registrationLimiter(api)): void {
   router.post('/mcp/oauth/register', async (ctx) => {
-    let body: unknown;
-    try {
-      if (mediaType(ctx) !== 'application/json') return oauthError(ctx, 400, 'invalid_client_metadata', 'send the client metadata as application/json');
-      body = JSON.parse((await readBody(ctx, MAX_BODY)).toString('utf8'));
-    } catch (err) {
-      if (err instanceof BodyTooLarge) return oauthError(ctx, 413, 'invalid_client_metadata', err.message);
-      return oauthError(ctx, 400, 'invalid_client_metadata', 'the body is not valid JSON');
+    const admission = limiter.admit(limiterKey(peerAddress(api, ctx)));
+    if (!admission.ok) {
+      ctx.set('Retry-After', String(admission.retryAfterSeconds));
+      return oauthError(ctx, 429, 'too_many_requests', `at most ${REGISTRATIONS_PER_HOUR} client registrations per address per hour; retry in ${admission.retryAfterSeconds} s`);
     }
-    const valid = validateRegistration(body);
-    if ('error' in valid) return oauthError(ctx, 400, valid.error, valid.description);
-    const clientId = `mcpclient_${randomBytes(16).toString('hex')}`;
-    const doc = await registerOAuthClient(api.deps, { clientId, name: valid.name, redirectUris: valid.redirectUris, ...(valid.clientUri ? { clientUri: valid.clientUri } : {}) });
-    ctx.status = 201;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      client_id: doc.clientId,
-      client_id_issued_at: Math.floor(Date.parse(doc.registeredAt) / 1000),
-      client_name: doc.name,
-      redirect_uris: doc.redirectUris,
-      ...(doc.clientUri ? { client_uri: doc.clientUri } : {}),
-      grant_types: valid.grantTypes,
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
+    let registered = false;
+    try {
+      registered = await register(api, ctx);
+    } finally {
+      // Only a registration that happened counts against the peer.
+      if (!registered) admission.release();
+    }
   });
+}
+
+export function registrationLimiter(api: Pick<ApiContext, 'deps'>): RateLimiter {
+  return createRateLimiter({ max: REGISTRATIONS_PER_HOUR, windowMs: 3_600_000, maxPeers: MAX_TRACKED_PEERS, now: () => api.deps.now().getTime() });
+}
+
+/** Handles one registration request; true when a client was registered. */
+async function register(api: ApiContext, ctx: Context): Promise<boolean> {
+  const refuse = (error: Refusal['error'], description: string): false => {
+    oauthError(ctx, 400, error, description);
+    return false;
+  };
+  const tooLarge = `the client metadata is larger than ${MAX_METADATA_BYTES} bytes`;
+  if (mediaType(ctx) !== 'application/json') return refuse('invalid_client_metadata', 'send the client metadata as application/json');
+  if (Number(ctx.get('content-length') || 0) > MAX_METADATA_BYTES) return refuse('invalid_client_metadata', tooLarge);
+  let body: unknown;
+  try {
+    body = JSON.parse((await readBody(ctx, MAX_METADATA_BYTES)).toString('utf8'));
+  } catch (err) {
+    return refuse('invalid_client_metadata', err instanceof BodyTooLarge ? tooLarge : 'the body is not valid JSON');
+  }
+  const valid = validateRegistration(body);
+  if ('error' in valid) return refuse(valid.error, valid.description);
+  const clientId = `mcpclient_${randomBytes(16).toString('hex')}`;
+  const doc = await registerOAuthClient(api.deps, { clientId, name: valid.name, redirectUris: valid.redirectUris, ...(valid.clientUri ? { clientUri: valid.clientUri } : {}) });
+  ctx.status = 201;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = {
+    client_id: doc.clientId,
+    client_id_issued_at: Math.floor(Date.parse(doc.registeredAt) / 1000),
+    client_name: doc.name,
+    redirect_uris: doc.redirectUris,
+    ...(doc.clientUri ? { client_uri: doc.clientUri } : {}),
+    grant_types: valid.grantTypes,
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+  return true;
 }

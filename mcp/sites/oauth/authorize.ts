@@ -6,21 +6,44 @@ import { grantConnection } from '../../../domain/commands/connections.ts';
 import { newConnectionId, newCredential } from '../../../domain/connections.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { validateGrant, type Grant } from '../../../domain/grants.ts';
-import { BodyTooLarge, mediaType, readBody, urls } from '../http.ts';
-import { checkAuthorizeRequest, paramList, readParams, redirectTo, type AuthorizeParams } from './authorize-request.ts';
+import { BodyTooLarge, isApexOrigin, mediaType, readBody } from '../http.ts';
+import { checkAuthorizeRequest, PARAM_NAMES, paramList, readParams, redirectTo, type RedirectTarget } from './authorize-request.ts';
 import { consentPage, messagePage, type ConsentChoice } from './consent-page.ts';
 import type { FormSigner } from './csrf.ts';
+
+/**
+ * The consent screen and its error pages. Never framed (frame-ancestors, X-Frame-Options),
+ * never cached, no script at all. No `form-action`: Chromium applies it to the redirects
+ * after a form post too, so it would block the consent's 303 to the client's registered
+ * redirect URI (which may be any https origin or an app's private-use scheme); the only
+ * form on the page is ours, with a fixed action. `same-origin` referrers keep the apex
+ * `Origin` on the form post (with `no-referrer` Chromium sends `Origin: null`).
+ */
+export const CONSENT_CSP = "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'";
 
 function html(ctx: Context, status: number, body: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
-  // The consent screen must never be framed (clickjacking) nor cached.
   ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Content-Security-Policy', CONSENT_CSP);
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.body = body;
 }
+
+/**
+ * The one way an answer leaves for the client: a redirect to a URI the client registered
+ * (302 from the GET, 303 after the form post so the browser follows with a GET).
+ */
+function sendBack(ctx: Context, api: ApiContext, target: RedirectTarget, values: Record<string, string>): void {
+  ctx.status = ctx.method === 'POST' ? 303 : 302;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.redirect(redirectTo(api, target, values));
+}
+
+/** Form fields that must appear at most once (`caps` is the only list). */
+const SINGLE_FIELDS = ['csrf', 'decision', 'target_kind', 'target_group', 'target_site'] as const;
 
 /** Who may approve: a forward-auth user (trusted proxy only) listed in SITES_MCP_ALLOWED_USERS. */
 function approver(api: ApiContext, ctx: Context): { user: string } | { status: number; message: string } {
@@ -49,13 +72,19 @@ function grantOf(choice: ConsentChoice): Grant {
 /**
  * The authorization endpoint. GET shows the consent screen on the forward-auth plane;
  * POST (the form) approves, creating the connection and its one-time code, or denies.
+ * Until the client and the redirect URI are known to be registered, every answer is a
+ * page; afterwards answers go only to the registered URI (sendBack).
  */
 export function mountAuthorize(router: Router, api: ApiContext, signer: FormSigner): void {
+  const cannot = (ctx: Context, status: number, message: string) => html(ctx, status, messagePage('Cannot connect', message));
+
   router.get('/mcp/oauth/authorize', async (ctx) => {
-    const params = readParams((n) => (typeof ctx.query[n] === 'string' ? (ctx.query[n] as string) : undefined));
+    const read = readParams(new URLSearchParams(ctx.querystring));
+    if (!read.ok) return cannot(ctx, 400, read.message);
+    const params = read.params;
     const checked = await checkAuthorizeRequest(api, params);
-    if (checked.kind === 'page') return html(ctx, checked.status, messagePage('Cannot connect', checked.message));
-    if (checked.kind === 'redirect') return ctx.redirect(redirectTo(api, params, { error: checked.error, error_description: checked.description }));
+    if (checked.kind === 'page') return cannot(ctx, checked.status, checked.message);
+    if (checked.kind === 'redirect') return sendBack(ctx, api, checked.target, { error: checked.error, error_description: checked.description });
     const who = approver(api, ctx);
     if ('status' in who) return html(ctx, who.status, messagePage('Not allowed', who.message));
     const csrf = signer.sign([who.user, ...paramList(params)]);
@@ -63,28 +92,38 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
   });
 
   router.post('/mcp/oauth/authorize', async (ctx) => {
+    // The form carries the request; a second copy in the query would be a second opinion.
+    const query = new URLSearchParams(ctx.querystring);
+    if (PARAM_NAMES.some((n) => query.has(n))) return cannot(ctx, 400, 'Send the authorization parameters in the consent form only, not in the address.');
     let form: URLSearchParams;
     try {
-      if (mediaType(ctx) !== 'application/x-www-form-urlencoded') return html(ctx, 415, messagePage('Cannot connect', 'Submit the consent form.'));
+      if (mediaType(ctx) !== 'application/x-www-form-urlencoded') return cannot(ctx, 415, 'Submit the consent form.');
       form = new URLSearchParams((await readBody(ctx, 64 * 1024)).toString('utf8'));
     } catch (err) {
-      if (err instanceof BodyTooLarge) return html(ctx, 413, messagePage('Cannot connect', err.message));
+      if (err instanceof BodyTooLarge) return cannot(ctx, 413, err.message);
       throw err;
     }
-    const params: AuthorizeParams = readParams((n) => form.get(n) ?? undefined);
+    const read = readParams(form);
+    if (!read.ok) return cannot(ctx, 400, read.message);
+    const repeated = SINGLE_FIELDS.find((n) => form.getAll(n).length > 1);
+    if (repeated) return cannot(ctx, 400, `The form names ${repeated} more than once.`);
+    const params = read.params;
     const checked = await checkAuthorizeRequest(api, params);
-    if (checked.kind === 'page') return html(ctx, checked.status, messagePage('Cannot connect', checked.message));
+    if (checked.kind === 'page') return cannot(ctx, checked.status, checked.message);
     const who = approver(api, ctx);
     if ('status' in who) return html(ctx, who.status, messagePage('Not allowed', who.message));
-    // A cross-site form post carries a foreign Origin; the signed field is the real check.
+    // A cross-site post: another site's page (published sites are same-site with the apex).
+    // Behind a proxy on another port or scheme the apex host still names itself in Origin.
+    // The signed field is the real check: no other page can have it.
+    const site = ctx.get('sec-fetch-site');
     const origin = ctx.get('origin');
-    if ((origin && origin !== urls(api).origin) || !signer.verify(form.get('csrf') ?? '', [who.user, ...paramList(params)])) {
+    const foreign = (site !== '' && site !== 'same-origin' && site !== 'none') || (origin !== '' && !isApexOrigin(api, origin));
+    if (foreign || !signer.verify(form.get('csrf') ?? '', [who.user, ...paramList(params)])) {
       return html(ctx, 403, messagePage('Form expired', 'This consent form is stale or was not shown by this server. Start the connection again from the application.'));
     }
-    ctx.status = 303;
-    if (checked.kind === 'redirect') return ctx.redirect(redirectTo(api, params, { error: checked.error, error_description: checked.description }));
+    if (checked.kind === 'redirect') return sendBack(ctx, api, checked.target, { error: checked.error, error_description: checked.description });
     if (form.get('decision') !== 'approve') {
-      return ctx.redirect(redirectTo(api, params, { error: 'access_denied', error_description: `${who.user} denied the request` }));
+      return sendBack(ctx, api, checked.target, { error: 'access_denied', error_description: `${who.user} denied the request` });
     }
     const kind = form.get('target_kind');
     const choice: ConsentChoice = {
@@ -96,7 +135,6 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
     let grant: Grant;
     try {
       grant = grantOf(choice);
-      ctx.status = 303;
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       const csrf = signer.sign([who.user, ...paramList(params)]);
@@ -104,17 +142,23 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
     }
     const id = newConnectionId();
     const code = newCredential('code', id);
-    await grantConnection(api.deps, { kind: 'user', name: who.user }, {
-      id,
-      clientId: checked.client.clientId,
-      clientName: checked.client.name,
-      user: who.user,
-      grants: [grant],
-      resource: checked.resource,
-      code,
-      challenge: params.code_challenge,
-      redirectUri: params.redirect_uri,
-    });
-    ctx.redirect(redirectTo(api, params, { code }));
+    try {
+      await grantConnection(api.deps, { kind: 'user', name: who.user }, {
+        id,
+        clientId: checked.client.clientId,
+        clientName: checked.client.name,
+        user: who.user,
+        grants: [grant],
+        resource: checked.resource,
+        code,
+        challenge: params.code_challenge,
+        redirectUri: checked.target.redirectUri,
+      });
+    } catch (err) {
+      // The registration expired while the form was open: the client is unknown now.
+      if (err instanceof DomainError && err.code === 'not_found') return cannot(ctx, 400, 'The client is not registered with this server. Ask the application to connect again.');
+      throw err;
+    }
+    sendBack(ctx, api, checked.target, { code });
   });
 }

@@ -91,7 +91,8 @@ const EXPIRY_BATCH = 200;
  */
 export async function expireUnusedClients(deps: Deps, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): Promise<string[]> {
   const actor: Actor = { kind: 'system', name: 'oauth-client-expiry' };
-  const cutoff = new Date(now.getTime() - ttlMs).toISOString();
+  // Registered at or before now − ttl (times are whole milliseconds): the decider's own rule.
+  const cutoff = new Date(now.getTime() - ttlMs + 1).toISOString();
   const expired: string[] = [];
   for (;;) {
     const batch = await deps.readModel.listUnusedOAuthClients(cutoff, EXPIRY_BATCH);

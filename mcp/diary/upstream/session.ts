@@ -3,10 +3,10 @@
  * `401 NotAuthenticated`, and coalesced logins. One instance is shared by every
  * MCP server instance of the process, so per-request servers never log in again.
  */
-import { csrfTokenFromPlaySession, isNotAuthenticated } from '../convert.ts';
 import { createJar, dropCookie, getCookie } from './jar.ts';
 import { follow, send, type HttpResponse } from './http.ts';
 import { CREDENTIALS_REJECTED, httpError, STILL_UNAUTHENTICATED, UpstreamError } from './errors.ts';
+import { csrfTokenFromPlaySession, isNotAuthenticated } from './login-token.ts';
 
 /** Where the diary lives and who logs in. */
 export type UpstreamConfig = {

@@ -239,10 +239,13 @@ export function checkAccessToken(
 /**
  * OAuth clients (RFC 7591 registrations), one `oauthclient-…` stream each. Registration is
  * unauthenticated, so a registration nobody ever consented to must not cost space for
- * ever: it expires after UNUSED_CLIENT_TTL_MS. The first consent marks the client used
- * (`ClientUsed`, on the client's stream, before the connection is granted), and a used
- * client is kept. Both rules are decided from the client's own stream, with its expected
- * revision guarding the race between a consent and the expiry job.
+ * ever. `ClientRegistered` records the deadline (`unusedExpiresAt`, UNUSED_CLIENT_TTL_MS
+ * after registration); the first consent marks the client used (`ClientUsed`, on the
+ * client's stream, before the connection is granted) and lifts it; past it, an unused
+ * client is over (`ClientRegistrationExpired`). All of it is decided from the client's own
+ * stream, whose expected revision settles the race between a consent and the expiry job.
+ * Registrations recorded before the deadline existed carry none: nothing on their stream
+ * says whether a connection was granted to them, so they are kept.
  */
 export const UNUSED_CLIENT_TTL_MS = 24 * 3_600_000;
 
@@ -250,6 +253,8 @@ export type ClientState = {
   readonly status: 'none' | 'registered' | 'expired';
   readonly clientId?: string;
   readonly registeredAt?: string;
+  /** When the registration ends unless it is used first (absent: never). */
+  readonly unusedExpiresAt?: string;
   /** A consent was granted to it (or was about to be): it never expires. */
   readonly used: boolean;
 };
@@ -258,8 +263,10 @@ export const NO_CLIENT: ClientState = { status: 'none', used: false };
 
 export function evolveClient(state: ClientState, event: ConnectionEvent): ClientState {
   switch (event.type) {
-    case 'ClientRegistered':
-      return { status: 'registered', clientId: event.data.clientId, registeredAt: event.data.registeredAt, used: false };
+    case 'ClientRegistered': {
+      const d = event.data;
+      return { status: 'registered', clientId: d.clientId, registeredAt: d.registeredAt, ...(d.unusedExpiresAt ? { unusedExpiresAt: d.unusedExpiresAt } : {}), used: false };
+    }
     case 'ClientUsed':
       return { ...state, used: true };
     case 'ClientRegistrationExpired':
@@ -279,15 +286,14 @@ export function evolveClient(state: ClientState, event: ConnectionEvent): Client
 export const foldClient = (events: readonly Recorded[]): ClientState =>
   events.reduce((s, e) => evolveClient(s, e as Recorded<ConnectionEvent>), NO_CLIENT);
 
-/** Registered, and not past its unused lifetime: what authorize and consent require. */
-export function clientUsable(state: ClientState, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): boolean {
-  if (state.status !== 'registered') return false;
-  return state.used || !unusedTooLong(state.registeredAt!, now, ttlMs);
+/** Is an unused registration with this deadline over at `now`? (No deadline: never.) */
+export function unusedExpired(unusedExpiresAt: string | undefined, now: Date): boolean {
+  return unusedExpiresAt !== undefined && Date.parse(unusedExpiresAt) <= now.getTime();
 }
 
-/** Has a registration made at `registeredAt` and never used reached its end at `now`? */
-export function unusedTooLong(registeredAt: string, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): boolean {
-  return Date.parse(registeredAt) + ttlMs <= now.getTime();
+/** Registered, and used or not past its deadline: what authorize and consent require. */
+export function clientUsable(state: ClientState, now: Date): boolean {
+  return state.status === 'registered' && (state.used || !unusedExpired(state.unusedExpiresAt, now));
 }
 
 export type RegisterClientInput = {
@@ -301,7 +307,8 @@ export type RegisterClientInput = {
 export function decideRegisterClient(state: ClientState, input: RegisterClientInput): ConnectionEvent[] {
   if (state.status !== 'none') throw new Error(`client ${input.clientId} already registered`); // ids are 128 random bits
   const { now, ...client } = input;
-  return [{ type: 'ClientRegistered', data: { ...client, registeredAt: now.toISOString() } }];
+  const unusedExpiresAt = new Date(now.getTime() + UNUSED_CLIENT_TTL_MS).toISOString();
+  return [{ type: 'ClientRegistered', data: { ...client, registeredAt: now.toISOString(), unusedExpiresAt } }];
 }
 
 /**
@@ -315,8 +322,8 @@ export function decideClientUse(state: ClientState, input: { clientId: string; c
   return [{ type: 'ClientUsed', data: { clientId: input.clientId, connectionId: input.connectionId } }];
 }
 
-/** Expires a registration never used for a consent once UNUSED_CLIENT_TTL_MS have passed; otherwise nothing. */
-export function decideExpireClient(state: ClientState, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): ConnectionEvent[] {
-  if (state.status !== 'registered' || state.used || !unusedTooLong(state.registeredAt!, now, ttlMs)) return [];
+/** Ends a registration never used for a consent once its deadline has come; otherwise nothing. */
+export function decideExpireClient(state: ClientState, now: Date): ConnectionEvent[] {
+  if (state.status !== 'registered' || state.used || !unusedExpired(state.unusedExpiresAt, now)) return [];
   return [{ type: 'ClientRegistrationExpired', data: { clientId: state.clientId!, registeredAt: state.registeredAt! } }];
 }

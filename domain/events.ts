@@ -102,6 +102,11 @@ export type ConnectionEvent =
         readonly registeredAt: string;
         /** RFC 7591 `client_uri`, shown on the consent screen. */
         readonly clientUri?: string;
+        /**
+         * When the registration ends unless a consent was granted to it by then (24 h after
+         * registering). Absent on registrations recorded before expiry existed: kept for good.
+         */
+        readonly unusedExpiresAt?: string;
       };
     }
   | {
@@ -154,7 +159,7 @@ export type ConnectionEvent =
    * the client's own stream, without asking the read model).
    */
   | { readonly type: 'ClientUsed'; readonly data: { readonly clientId: string; readonly connectionId: string } }
-  /** On the client's stream: a registration never used for a consent, past its time (24 h). Ends the client. */
+  /** On the client's stream: a registration never used for a consent, past its `unusedExpiresAt`. Ends the client. */
   | { readonly type: 'ClientRegistrationExpired'; readonly data: { readonly clientId: string; readonly registeredAt: string } };
 
 export type DomainEvent = SiteEvent | KeyEvent | SequenceEvent | ConnectionEvent;

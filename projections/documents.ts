@@ -38,8 +38,10 @@ export type OAuthClientDoc = {
   readonly redirectUris: readonly string[];
   readonly registeredAt: string;
   readonly clientUri?: string;
-  /** When the first consent was granted to it (`ClientUsed`); absent while unused (it expires after 24 h). */
+  /** When the first consent was granted to it (`ClientUsed`). */
   readonly usedAt?: string;
+  /** While it was never used: when the registration ends (24 h after it was made). Absent once used, and on old registrations. */
+  readonly unusedExpiresAt?: string;
 };
 
 export type ConnectionDoc = {

@@ -204,10 +204,14 @@ export function projectClient(doc: OAuthClientDoc | null, event: Recorded<Connec
         redirectUris: d.redirectUris,
         registeredAt: d.registeredAt,
         ...(d.clientUri !== undefined ? { clientUri: d.clientUri } : {}),
+        ...(d.unusedExpiresAt !== undefined ? { unusedExpiresAt: d.unusedExpiresAt } : {}),
       };
     }
-    case 'ClientUsed':
-      return doc && (doc.usedAt ? doc : { ...doc, usedAt: event.meta.at });
+    case 'ClientUsed': {
+      if (!doc || doc.usedAt) return doc;
+      const { unusedExpiresAt: _lifted, ...rest } = doc;
+      return { ...rest, usedAt: event.meta.at };
+    }
     case 'ClientRegistrationExpired':
       // The registration is over: nothing of it stays in the read model (the event log keeps the history).
       return null;

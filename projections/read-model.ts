@@ -56,11 +56,11 @@ export interface ReadModel {
   listConnections(): Promise<ConnectionDoc[]>;
   getOAuthClient(clientId: string): Promise<OAuthClientDoc | undefined>;
   /**
-   * OAuth clients never used for a consent (no `usedAt`) whose `registeredAt` is strictly
-   * before `registeredBefore` (an ISO-8601 UTC time), oldest first (then by client id), at
-   * most `limit`: the candidates of the expiry job. An indexed range query in every adapter.
+   * OAuth clients never used for a consent whose `unusedExpiresAt` is at or before `by` (an
+   * ISO-8601 UTC time), earliest first (then by client id), at most `limit`: the candidates
+   * of the expiry job. An indexed range query in every adapter.
    */
-  listUnusedOAuthClients(registeredBefore: string, limit: number): Promise<OAuthClientDoc[]>;
+  listExpiredUnusedOAuthClients(by: string, limit: number): Promise<OAuthClientDoc[]>;
 
   /**
    * Records which blobs a manifest lists. Content-derived (a manifest never changes), so it

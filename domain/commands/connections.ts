@@ -44,7 +44,7 @@ export async function registerOAuthClient(
     foldClient,
     (state) => ({
       events: decideRegisterClient(state, { ...client, now }),
-      result: (): OAuthClientDoc => ({ ...client, registeredAt: now.toISOString() }),
+      result: (): OAuthClientDoc => ({ ...client, registeredAt: now.toISOString(), unusedExpiresAt: new Date(now.getTime() + UNUSED_CLIENT_TTL_MS).toISOString() }),
     }),
     evolveClientWith,
   );
@@ -84,18 +84,17 @@ export async function grantConnection(deps: Deps, actor: Actor, input: Omit<Gran
 const EXPIRY_BATCH = 200;
 
 /**
- * The expiry job: every OAuth client registration never used for a consent and older than
- * `ttlMs` at `now` is ended with `ClientRegistrationExpired` (the projection then deletes
- * its document). The read model only proposes candidates; each one is decided on its own
- * stream, so a client that was used meanwhile is kept. Returns the expired client ids.
+ * The expiry job: every OAuth client registration never used for a consent whose deadline
+ * (`unusedExpiresAt`, 24 h after registering) has come by `now` is ended with
+ * `ClientRegistrationExpired` (the projection then deletes its document). The read model
+ * only proposes candidates; each one is decided on its own stream, so a client used in the
+ * meantime is kept. Returns the expired client ids.
  */
-export async function expireUnusedClients(deps: Deps, now: Date, ttlMs = UNUSED_CLIENT_TTL_MS): Promise<string[]> {
+export async function expireUnusedClients(deps: Deps, now: Date): Promise<string[]> {
   const actor: Actor = { kind: 'system', name: 'oauth-client-expiry' };
-  // Registered at or before now − ttl (times are whole milliseconds): the decider's own rule.
-  const cutoff = new Date(now.getTime() - ttlMs + 1).toISOString();
   const expired: string[] = [];
   for (;;) {
-    const batch = await deps.readModel.listUnusedOAuthClients(cutoff, EXPIRY_BATCH);
+    const batch = await deps.readModel.listExpiredUnusedOAuthClients(now.toISOString(), EXPIRY_BATCH);
     let progressed = false;
     for (const candidate of batch) {
       try {
@@ -104,7 +103,7 @@ export async function expireUnusedClients(deps: Deps, now: Date, ttlMs = UNUSED_
           oauthClientStream(candidate.clientId),
           actor,
           foldClient,
-          (state) => ({ events: decideExpireClient(state, now, ttlMs), result: () => undefined }),
+          (state) => ({ events: decideExpireClient(state, now), result: () => undefined }),
           evolveClientWith,
         );
         if (appended > 0) {

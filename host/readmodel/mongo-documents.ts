@@ -40,8 +40,8 @@ export type StreamDocument = {
   connectionId?: string;
   createdAt?: string;
   clientId?: string;
-  /** An OAuth client's `registeredAt` while it was never used for a consent (the expiry job's range). */
-  unusedSince?: string;
+  /** While an OAuth client was never used for a consent: when its registration ends (the expiry job's range). */
+  unusedExpiresAt?: string;
 };
 
 /** Which blobs a manifest lists (content-derived; kept by `reset()`). */
@@ -86,7 +86,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
     }
     case 'oauthclient': {
       const doc = record.doc as OAuthClientDoc;
-      return { ...base, clientId: doc.clientId, ...(doc.usedAt ? {} : { unusedSince: doc.registeredAt }) };
+      return { ...base, clientId: doc.clientId, ...(doc.unusedExpiresAt ? { unusedExpiresAt: doc.unusedExpiresAt } : {}) };
     }
     case 'sequence':
       return base;
@@ -119,12 +119,12 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'key_token', key: { tokenHash: 1 }, unique: true, partialFilterExpression: exists('tokenHash') },
   { name: 'connection_id', key: { connectionId: 1 }, unique: true, partialFilterExpression: exists('connectionId') },
   { name: 'client_id', key: { clientId: 1 }, unique: true, partialFilterExpression: exists('clientId') },
-  { name: 'client_unused', key: { unusedSince: 1, clientId: 1 }, partialFilterExpression: exists('unusedSince') },
+  { name: 'client_unused_expiry', key: { unusedExpiresAt: 1, clientId: 1 }, partialFilterExpression: exists('unusedExpiresAt') },
 ];
 
-/** `listUnusedOAuthClients` as a MongoDB filter and sort (the same selection and order as the SQLite adapter). */
-export function unusedClientsQuery(registeredBefore: string): { filter: Filter<StreamDocument>; sort: Sort } {
-  return { filter: { unusedSince: { $exists: true, $lt: registeredBefore } }, sort: { unusedSince: 1, clientId: 1 } };
+/** `listExpiredUnusedOAuthClients` as a MongoDB filter and sort (the same selection and order as the SQLite adapter). */
+export function expiredUnusedClientsQuery(by: string): { filter: Filter<StreamDocument>; sort: Sort } {
+  return { filter: { unusedExpiresAt: { $exists: true, $lte: by } }, sort: { unusedExpiresAt: 1, clientId: 1 } };
 }
 
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -7,7 +7,7 @@ import {
   STREAM_INDEXES,
   siteListQuery,
   toStreamDocument,
-  unusedClientsQuery,
+  expiredUnusedClientsQuery,
   type CheckpointDocument,
   type LeaseDocument,
   type ManifestDocument,
@@ -108,8 +108,8 @@ function mongoReadModel(client: MongoClient, db: Db): ReadModel {
     listConnections: () =>
       docsOf<ConnectionDoc>(streams.find({ connectionId: { $exists: true } }).sort({ createdAt: 1, connectionId: 1 })),
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>({ clientId }),
-    listUnusedOAuthClients: (registeredBefore, limit) => {
-      const { filter, sort } = unusedClientsQuery(registeredBefore);
+    listExpiredUnusedOAuthClients: (by, limit) => {
+      const { filter, sort } = expiredUnusedClientsQuery(by);
       return docsOf<OAuthClientDoc>(streams.find(filter).sort(sort).limit(limit));
     },
 

@@ -60,11 +60,11 @@ CREATE TABLE IF NOT EXISTS connections (
 CREATE TABLE IF NOT EXISTS oauth_clients (
   stream       TEXT PRIMARY KEY,
   client_id    TEXT NOT NULL UNIQUE,
-  -- registered_at while the client was never used for a consent, NULL once it was: the expiry job's range.
-  unused_since TEXT,
+  -- While the client was never used for a consent: when its registration ends (the expiry job's range).
+  unused_expires_at TEXT,
   doc          TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS oauth_clients_unused ON oauth_clients (unused_since, client_id) WHERE unused_since IS NOT NULL;
+CREATE INDEX IF NOT EXISTS oauth_clients_unused ON oauth_clients (unused_expires_at, client_id) WHERE unused_expires_at IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS revisions (
   stream      TEXT NOT NULL,
@@ -99,7 +99,7 @@ CREATE TABLE IF NOT EXISTS leases (
  * Bumped whenever a projected table changes shape. Projected tables can always be rebuilt
  * from the event log, so a file with another version has them dropped and recreated (the
  * checkpoint goes with them, and the projector replays); manifest_blobs and leases stay.
- * 2: oauth_clients.unused_since (expiry of unused OAuth client registrations).
+ * 2: oauth_clients.unused_expires_at (expiry of unused OAuth client registrations).
  */
 export const SCHEMA_VERSION = 2;
 

@@ -40,10 +40,11 @@ export function prepareStatements(db: Database.Database) {
     getConnection: db.prepare<[string], { doc: string }>(`SELECT doc FROM connections WHERE id = ?`),
     listConnections: db.prepare<[], { doc: string }>(`SELECT doc FROM connections ORDER BY created_at ASC, id ASC`),
     delClient: db.prepare(`DELETE FROM oauth_clients WHERE stream = ?`),
-    putClient: db.prepare(`INSERT INTO oauth_clients (stream, client_id, unused_since, doc) VALUES (?, ?, ?, ?)`),
+    putClient: db.prepare(`INSERT INTO oauth_clients (stream, client_id, unused_expires_at, doc) VALUES (?, ?, ?, ?)`),
     getClient: db.prepare<[string], { doc: string }>(`SELECT doc FROM oauth_clients WHERE client_id = ?`),
-    unusedClients: db.prepare<[string, number], { doc: string }>(
-      `SELECT doc FROM oauth_clients WHERE unused_since IS NOT NULL AND unused_since < ? ORDER BY unused_since ASC, client_id ASC LIMIT ?`,
+    expiredUnusedClients: db.prepare<[string, number], { doc: string }>(
+      `SELECT doc FROM oauth_clients WHERE unused_expires_at IS NOT NULL AND unused_expires_at <= ?
+        ORDER BY unused_expires_at ASC, client_id ASC LIMIT ?`,
     ),
 
     indexManifest: db.prepare(`INSERT OR IGNORE INTO manifest_blobs (manifest, blob) SELECT ?, value FROM json_each(?)`),

@@ -88,7 +88,7 @@ export function openSqliteReadModel(file: string): ReadModel {
       case 'oauthclient': {
         s.delClient.run(record.stream);
         const doc = record.doc as OAuthClientDoc | null;
-        if (doc) s.putClient.run(record.stream, doc.clientId, doc.usedAt ? null : doc.registeredAt, json);
+        if (doc) s.putClient.run(record.stream, doc.clientId, doc.unusedExpiresAt ?? null, json);
         return;
       }
       case 'sequence':
@@ -159,8 +159,8 @@ export function openSqliteReadModel(file: string): ReadModel {
     async getOAuthClient(clientId) {
       return parse<OAuthClientDoc>(s.getClient.get(clientId));
     },
-    async listUnusedOAuthClients(registeredBefore, limit) {
-      return s.unusedClients.all(registeredBefore, limit).map((r) => JSON.parse(r.doc) as OAuthClientDoc);
+    async listExpiredUnusedOAuthClients(by, limit) {
+      return s.expiredUnusedClients.all(by, limit).map((r) => JSON.parse(r.doc) as OAuthClientDoc);
     },
     async indexManifest(manifest, blobs) {
       s.indexManifest.run(manifest, JSON.stringify(blobs));

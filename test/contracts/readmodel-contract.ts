@@ -11,6 +11,7 @@ import {
   archived,
   clientExpired,
   clientRegistered,
+  clientRegisteredExpiring,
   clientUsed,
   connectionGranted,
   connectionRefreshed,
@@ -66,17 +67,18 @@ export function world() {
   return log;
 }
 
-/** OAuth clients: unused (c1, c4 at the same time, c2, c6), used (c3), expired (c5). */
+/** OAuth clients: unused (c1 and c4 registered together, c2, c6), used (c3), expired (c5), from before expiry existed (c7). */
 export function clientWorld() {
   const log = eventLog();
-  log.add('oauthclient-c1', clientRegistered('c1', '2026-01-01T00:00:00.000Z'));
-  log.add('oauthclient-c2', clientRegistered('c2', '2026-01-02T00:00:00.000Z'));
-  log.add('oauthclient-c3', clientRegistered('c3', '2025-12-31T00:00:00.000Z'));
+  log.add('oauthclient-c1', clientRegisteredExpiring('c1', '2026-01-01T00:00:00.000Z'));
+  log.add('oauthclient-c2', clientRegisteredExpiring('c2', '2026-01-02T00:00:00.000Z'));
+  log.add('oauthclient-c3', clientRegisteredExpiring('c3', '2025-12-31T00:00:00.000Z'));
   log.add('oauthclient-c3', clientUsed('c3', 'x3'));
-  log.add('oauthclient-c4', clientRegistered('c4', '2026-01-01T00:00:00.000Z'));
-  log.add('oauthclient-c5', clientRegistered('c5', '2025-12-30T00:00:00.000Z'));
+  log.add('oauthclient-c4', clientRegisteredExpiring('c4', '2026-01-01T00:00:00.000Z'));
+  log.add('oauthclient-c5', clientRegisteredExpiring('c5', '2025-12-30T00:00:00.000Z'));
   log.add('oauthclient-c5', clientExpired('c5', '2025-12-30T00:00:00.000Z'));
-  log.add('oauthclient-c6', clientRegistered('c6', '2026-01-03T00:00:00.000Z'));
+  log.add('oauthclient-c6', clientRegisteredExpiring('c6', '2026-01-03T00:00:00.000Z'));
+  log.add('oauthclient-c7', clientRegistered('c7', '2025-06-01T00:00:00.000Z'));
   return log;
 }
 
@@ -274,17 +276,24 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect(await model.getConnection('x3')).toBeUndefined();
     });
 
-    it('lists OAuth clients never used for a consent, registered before a time, oldest first; forgets expired ones', async () => {
+    it('lists OAuth clients never used for a consent whose deadline has come, earliest first; forgets expired ones', async () => {
       const { model } = await open();
       const log = clientWorld();
       await model.apply(log.events, last(log.events));
-      const ids = async (before: string, limit = 100) => (await model.listUnusedOAuthClients(before, limit)).map((c) => c.clientId);
-      expect(await ids('2026-01-03T00:00:00.000Z')).toEqual(['c1', 'c4', 'c2']);
+      const ids = async (by: string, limit = 100) => (await model.listExpiredUnusedOAuthClients(by, limit)).map((c) => c.clientId);
+      expect(await ids('2026-01-03T00:00:00.000Z')).toEqual(['c1', 'c4', 'c2']); // at the deadline counts
       expect(await ids('2026-01-03T00:00:00.000Z', 2)).toEqual(['c1', 'c4']);
-      expect(await ids('2026-01-01T00:00:00.000Z')).toEqual([]); // strictly before
-      expect(await ids('2027-01-01T00:00:00.000Z')).toEqual(['c1', 'c4', 'c2', 'c6']);
-      expect((await model.listUnusedOAuthClients('2027-01-01T00:00:00.000Z', 1))[0]).toMatchObject({ clientId: 'c1', redirectUris: ['https://claude.example/cb'] });
-      expect(await model.getOAuthClient('c3')).toMatchObject({ clientId: 'c3', usedAt: expect.any(String) });
+      expect(await ids('2026-01-01T23:59:59.999Z')).toEqual([]);
+      expect(await ids('2027-01-01T00:00:00.000Z')).toEqual(['c1', 'c4', 'c2', 'c6']); // never c7: no deadline
+      expect((await model.listExpiredUnusedOAuthClients('2027-01-01T00:00:00.000Z', 1))[0]).toMatchObject({
+        clientId: 'c1',
+        redirectUris: ['https://claude.example/cb'],
+        unusedExpiresAt: '2026-01-02T00:00:00.000Z',
+      });
+      const used = await model.getOAuthClient('c3');
+      expect(used).toMatchObject({ clientId: 'c3', usedAt: expect.any(String) });
+      expect(used).not.toHaveProperty('unusedExpiresAt');
+      expect(await model.getOAuthClient('c7')).toMatchObject({ clientId: 'c7' });
       expect(await model.getOAuthClient('c5')).toBeUndefined();
       expect(await model.streamRevision('oauthclient-c5')).toBe(1);
 

@@ -95,10 +95,14 @@ export const keyIssued = (id: number, tokenHash: string, extra: { admin?: boolea
 export const keyRevoked = (id: number): DomainEvent => ({ type: 'KeyRevoked', data: { id } });
 export const keyUsed = (id: number, at: string): DomainEvent => ({ type: 'KeyUsed', data: { id, at } });
 
-export const clientRegistered = (clientId: string, registeredAt = '2026-01-01T00:00:00.000Z'): DomainEvent => ({
+/** A registration; without `unusedExpiresAt`, one recorded before unused registrations expired. */
+export const clientRegistered = (clientId: string, registeredAt = '2026-01-01T00:00:00.000Z', unusedExpiresAt?: string): DomainEvent => ({
   type: 'ClientRegistered',
-  data: { clientId, name: `client ${clientId}`, redirectUris: ['https://claude.example/cb'], registeredAt },
+  data: { clientId, name: `client ${clientId}`, redirectUris: ['https://claude.example/cb'], registeredAt, ...(unusedExpiresAt ? { unusedExpiresAt } : {}) },
 });
+/** A registration as made now: it ends a day later unless used. */
+export const clientRegisteredExpiring = (clientId: string, registeredAt: string): DomainEvent =>
+  clientRegistered(clientId, registeredAt, new Date(Date.parse(registeredAt) + 86_400_000).toISOString());
 export const clientUsed = (clientId: string, connectionId: string): DomainEvent => ({ type: 'ClientUsed', data: { clientId, connectionId } });
 export const clientExpired = (clientId: string, registeredAt = '2026-01-01T00:00:00.000Z'): DomainEvent => ({
   type: 'ClientRegistrationExpired',

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseName } from '../../host/readmodel/mongo.ts';
-import { siteListQuery, toStreamDocument, unusedClientsQuery, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
+import { siteListQuery, toStreamDocument, expiredUnusedClientsQuery, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import type { OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import { projectBatch } from '../../projections/project.ts';
@@ -33,6 +33,8 @@ function matchValue(value: unknown, cond: unknown): boolean {
           return typeof value === typeof arg && (value as string) >= (arg as string);
         case '$lt':
           return typeof value === typeof arg && (value as string) < (arg as string);
+        case '$lte':
+          return typeof value === typeof arg && (value as string) <= (arg as string);
         case '$exists':
           return (value !== undefined) === arg;
         default:
@@ -116,7 +118,7 @@ describe('MongoDB site-list translation', () => {
   });
 });
 
-describe('MongoDB unused-client translation', () => {
+describe('MongoDB expired-unused-client translation', () => {
   const log = clientWorld();
   const stored: StreamDocument[] = [...projectBatch(log.events, new Map<string, StreamRecord>()).values()].map(toStreamDocument);
 
@@ -124,22 +126,24 @@ describe('MongoDB unused-client translation', () => {
     const sqlite = openSqliteReadModel(join(dir, 'clients.db'));
     await sqlite.apply(log.events, log.events[log.events.length - 1]!.position);
     try {
-      for (const before of ['2025-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.001Z', '2026-01-03T00:00:00.000Z', '2027-01-01T00:00:00.000Z']) {
-        const { filter, sort } = unusedClientsQuery(before);
+      for (const by of ['2025-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z', '2026-01-01T23:59:59.999Z', '2026-01-03T00:00:00.000Z', '2027-01-01T00:00:00.000Z']) {
+        const { filter, sort } = expiredUnusedClientsQuery(by);
         const got = sortDocs(stored.filter((d) => matches(d as Doc, filter as Doc)) as Doc[], sort as Record<string, 1 | -1>);
-        const expected = await sqlite.listUnusedOAuthClients(before, 100);
-        expect(got.map((d) => (d.doc as OAuthClientDoc).clientId), before).toEqual(expected.map((c) => c.clientId));
+        const expected = await sqlite.listExpiredUnusedOAuthClients(by, 100);
+        expect(got.map((d) => (d.doc as OAuthClientDoc).clientId), by).toEqual(expected.map((c) => c.clientId));
       }
     } finally {
       await sqlite.close();
     }
   });
 
-  it('marks a client unused by its registration time until its first consent; an expired one keeps no fields', () => {
+  it('carries the deadline of an unused client only; a used, old or expired one has none', () => {
     const byId = new Map(stored.map((d) => [d._id, d]));
-    expect(byId.get('oauthclient-c1')).toMatchObject({ clientId: 'c1', unusedSince: '2026-01-01T00:00:00.000Z' });
-    expect(byId.get('oauthclient-c3')).toMatchObject({ clientId: 'c3' });
-    expect(byId.get('oauthclient-c3')).not.toHaveProperty('unusedSince');
+    expect(byId.get('oauthclient-c1')).toMatchObject({ clientId: 'c1', unusedExpiresAt: '2026-01-02T00:00:00.000Z' });
+    for (const id of ['c3', 'c7']) {
+      expect(byId.get(`oauthclient-${id}`)).toMatchObject({ clientId: id });
+      expect(byId.get(`oauthclient-${id}`)).not.toHaveProperty('unusedExpiresAt');
+    }
     expect(byId.get('oauthclient-c5')).toEqual({ _id: 'oauthclient-c5', kind: 'oauthclient', revision: 1, doc: null });
   });
 });

@@ -127,8 +127,13 @@ describe('authorization request check (injected clock)', () => {
     name: 'Agent',
     redirectUris: ['https://agent.example/cb', 'view-source:https://agent.example/old'],
     registeredAt: new Date(T0).toISOString(),
+    unusedExpiresAt: new Date(T0 + 24 * HOUR).toISOString(),
     ...extra,
   });
+  const used = (): OAuthClientDoc => {
+    const { unusedExpiresAt: _lifted, ...rest } = client({ usedAt: new Date(T0 + HOUR).toISOString() });
+    return rest;
+  };
   const fake = (doc: OAuthClientDoc, now: number) =>
     ({
       deps: { readModel: { getOAuthClient: async (id: string) => (id === doc.clientId ? doc : undefined) }, now: () => new Date(now) },
@@ -146,7 +151,7 @@ describe('authorization request check (injected clock)', () => {
   });
 
   it('a client used for a consent is kept', async () => {
-    expect((await checkAuthorizeRequest(fake(client({ usedAt: new Date(T0 + HOUR).toISOString() }), T0 + 400 * 24 * HOUR), request())).kind).toBe('ok');
+    expect((await checkAuthorizeRequest(fake(used(), T0 + 400 * 24 * HOUR), request())).kind).toBe('ok');
   });
 
   it('a registered redirect URI outside the allow-list (registered before it existed) is never a target', async () => {

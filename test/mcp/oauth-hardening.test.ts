@@ -375,7 +375,9 @@ describe('OAuth registrations never used for a consent expire after 24 hours', (
     expect(tokens.status).toBe(200);
     const young = await newClient(svc); // registered a little later than `unused`
 
-    const registeredAt = Date.parse((await job.stack.readModel.getOAuthClient(unused))!.registeredAt);
+    const doc = (await job.stack.readModel.getOAuthClient(unused))!;
+    const registeredAt = Date.parse(doc.registeredAt);
+    expect(Date.parse(doc.unusedExpiresAt!)).toBe(registeredAt + 24 * 3_600_000);
     const youngAt = Date.parse((await job.stack.readModel.getOAuthClient(young))!.registeredAt);
     // Just before its 24 hours are over, nothing happens.
     const before = new Date(registeredAt + 24 * 3_600_000 - 1);
@@ -406,7 +408,7 @@ describe('OAuth registrations never used for a consent expire after 24 hours', (
   it('a consent form left open past the 24 hours of an unused registration is refused like an unknown client', async () => {
     const client = await newClient(svc);
     const { hidden } = await consentForm(authRequest(svc, client).url);
-    const at = Date.parse((await job.stack.readModel.getOAuthClient(client))!.registeredAt) + 24 * 3_600_000;
+    const at = Date.parse((await job.stack.readModel.getOAuthClient(client))!.unusedExpiresAt!);
     expect(await expireUnusedClients({ ...job.deps, now: () => new Date(at) }, new Date(at))).toContain(client);
     await expectErrorPage(await submitConsent(svc.url, hidden));
   });

@@ -26,13 +26,18 @@ const given = (...events: ConnectionEvent[]) =>
 
 const registered: ConnectionEvent = {
   type: 'ClientRegistered',
+  data: { clientId: 'c1', name: 'Agent', redirectUris: ['https://agent.example/cb'], registeredAt: T0.toISOString(), unusedExpiresAt: at(DAY).toISOString() },
+};
+/** Recorded before unused registrations expired: no deadline, and no way to tell from its stream whether it was used. */
+const legacy: ConnectionEvent = {
+  type: 'ClientRegistered',
   data: { clientId: 'c1', name: 'Agent', redirectUris: ['https://agent.example/cb'], registeredAt: T0.toISOString() },
 };
 const used: ConnectionEvent = { type: 'ClientUsed', data: { clientId: 'c1', connectionId: 'x1' } };
 const expired: ConnectionEvent = { type: 'ClientRegistrationExpired', data: { clientId: 'c1', registeredAt: T0.toISOString() } };
 
 describe('OAuth client decider', () => {
-  it('registers a new client once; a second registration of the same id is a bug', () => {
+  it('registers a new client once, with its deadline a day later; a second registration of the same id is a bug', () => {
     expect(decideRegisterClient(given(), { clientId: 'c1', name: 'Agent', redirectUris: ['https://agent.example/cb'], now: T0 })).toEqual([registered]);
     expect(() => decideRegisterClient(given(registered), { clientId: 'c1', name: 'Agent', redirectUris: [], now: T0 })).toThrow(/already registered/);
   });
@@ -54,8 +59,10 @@ describe('OAuth client decider', () => {
     expect(decideExpireClient(given(registered), at(DAY))).toEqual([expired]);
   });
 
-  it('never expires a used client, an expired one again, or one that does not exist', () => {
+  it('never expires a used client, an expired one again, one that does not exist, or one registered before deadlines existed', () => {
     expect(decideExpireClient(given(registered, used), at(365 * DAY))).toEqual([]);
+    expect(decideExpireClient(given(legacy), at(365 * DAY))).toEqual([]);
+    expect(decideClientUse(given(legacy), { clientId: 'c1', connectionId: 'x1', now: at(365 * DAY) })).toEqual([used]);
     expect(decideExpireClient(given(registered, expired), at(2 * DAY))).toEqual([]);
     expect(decideExpireClient(given(), at(2 * DAY))).toEqual([]);
   });
@@ -66,5 +73,6 @@ describe('OAuth client decider', () => {
     expect(clientUsable(given(registered, used), at(10 * DAY))).toBe(true);
     expect(clientUsable(given(registered, used, expired), at(1))).toBe(false);
     expect(clientUsable(given(), T0)).toBe(false);
+    expect(clientUsable(given(legacy), at(365 * DAY))).toBe(true);
   });
 });

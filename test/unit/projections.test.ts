@@ -288,9 +288,10 @@ describe('connection projection with an authorization code', () => {
 });
 
 describe('OAuth client projection', () => {
-  it('records the first consent once, keeping the client', () => {
+  it('keeps the deadline of an unused registration; the first consent lifts it, once', () => {
     const log = eventLog();
-    log.add('oauthclient-c1', clientRegistered('c1'));
+    log.add('oauthclient-c1', clientRegistered('c1', '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'));
+    expect(project(log.events).get('oauthclient-c1')!.doc).toMatchObject({ unusedExpiresAt: '2026-01-02T00:00:00.000Z' });
     const first = log.add('oauthclient-c1', clientUsed('c1', 'x1'));
     log.add('oauthclient-c1', clientUsed('c1', 'x2')); // never written twice by the decider; harmless if it were
     const store = project(log.events);
@@ -304,7 +305,7 @@ describe('OAuth client projection', () => {
 
   it('deletes the document of an expired registration, remembering only the revision', () => {
     const log = eventLog();
-    log.add('oauthclient-c1', clientRegistered('c1'));
+    log.add('oauthclient-c1', clientRegistered('c1', '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'));
     log.add('oauthclient-c1', clientExpired('c1'));
     log.add('oauthclient-c2', clientRegistered('c2'));
     const store = project(log.events);

@@ -1,5 +1,5 @@
 import type { ApiContext } from '../../../api/context.ts';
-import { isCodeChallenge, unusedTooLong } from '../../../domain/connections.ts';
+import { isCodeChallenge, unusedExpired } from '../../../domain/connections.ts';
 import type { OAuthClientDoc } from '../../../projections/documents.ts';
 import { sameResource, urls } from '../http.ts';
 import { isAllowedRedirectUri } from './redirect-uris.ts';
@@ -46,12 +46,10 @@ export type Checked =
   | { kind: 'ok'; client: OAuthClientDoc; target: RedirectTarget; resource: string };
 
 /**
- * A registration never used for a consent ends after 24 hours. The expiry job deletes its
- * document; until it has run, the same rule applies here, so the lifetime is exact.
+ * A registration never used for a consent ends at its `unusedExpiresAt` (24 hours). The
+ * expiry job deletes its document; until it has run, the same rule applies here.
  */
-function expired(client: OAuthClientDoc, now: Date): boolean {
-  return client.usedAt === undefined && unusedTooLong(client.registeredAt, now);
-}
+const expired = (client: OAuthClientDoc, now: Date): boolean => unusedExpired(client.unusedExpiresAt, now);
 
 export async function checkAuthorizeRequest(api: Pick<ApiContext, 'deps' | 'apexOrigin'>, p: AuthorizeParams): Promise<Checked> {
   if (!p.client_id) return { kind: 'page', status: 400, message: 'The request names no client (client_id is missing).' };

@@ -8,6 +8,8 @@ import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
 import type { ApiContext } from '../../api/context.ts';
 import { parseCidr } from '../../host/config.ts';
+import { startOAuthClientExpiryJob } from '../../host/oauth-client-job.ts';
+import type { Service } from '../../host/service.ts';
 import { isApexOrigin, peerAddress } from '../../mcp/sites/http.ts';
 import { checkAuthorizeRequest, readParams } from '../../mcp/sites/oauth/authorize-request.ts';
 import { createRateLimiter, limiterKey } from '../../mcp/sites/oauth/rate-limit.ts';
@@ -162,5 +164,24 @@ describe('authorization request check (injected clock)', () => {
     const checked = await checkAuthorizeRequest(fake(client(), T0), request());
     expect(checked.kind === 'ok' && checked.target).toEqual({ redirectUri: 'https://agent.example/cb', state: '' });
     expect(readParams(new URLSearchParams('client_id=c1&redirect_uri=a&redirect_uri=b'))).toMatchObject({ ok: false });
+  });
+});
+
+describe('expiry job', () => {
+  it('asks for expired registrations as of the service clock, on the projector leader only', async () => {
+    const asked: string[] = [];
+    const now = new Date('2026-06-01T00:00:00.000Z');
+    const service = (isLeader: boolean) =>
+      ({
+        projector: { isLeader },
+        deps: { now: () => now, readModel: { listExpiredUnusedOAuthClients: async (by: string) => (asked.push(by), []) } },
+        log: { info: () => undefined, error: () => undefined },
+      }) as unknown as Service;
+    const follower = startOAuthClientExpiryJob(service(false), 60_000);
+    const leader = startOAuthClientExpiryJob(service(true), 60_000);
+    await new Promise((r) => setTimeout(r, 20));
+    follower();
+    leader();
+    expect(asked).toEqual([now.toISOString()]);
   });
 });

@@ -17,7 +17,6 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+$/;
 // C0 controls, space, DEL and C1 controls: the URL parser silently drops or trims some of them,
 // so the URI a browser would be sent to would not be the one registered.
-// eslint-disable-next-line no-control-regex
 const UNSAFE_CHARS = /[\u0000-\u0020\u007f-\u009f]/;
 
 export function checkRedirectUri(raw: unknown): RedirectUriRefusal | undefined {

@@ -1,7 +1,8 @@
 import type { Context, Next } from 'koa';
 import { DomainError, type ErrorCode } from '../domain/errors.ts';
 
-const STATUS: Record<ErrorCode, number> = {
+/** The status of each domain error code (spec §2). */
+export const STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid: 400,
   unauthenticated: 401,
   forbidden: 403,

@@ -1,9 +1,12 @@
 import Router from '@koa/router';
 import { issueKey, revokeKey } from '../domain/commands/keys.ts';
-import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { NotFoundError } from '../domain/errors.ts';
 import { requireAdmin } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { CreateKeyBody } from './schemas/key.ts';
+import { KeyIdParam } from './schemas/params.ts';
+import { parseInput } from './schemas/parse.ts';
 import { keyJson } from './site-json.ts';
 
 /** API keys over HTTP (admin only). The token is in the creation response and nowhere else. */
@@ -16,17 +19,16 @@ export function keysRouter(api: ApiContext): Router {
   });
   r.post('/api/keys', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    const body = await readJson(ctx);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object');
-    const { key, token } = await issueKey(api.deps, identity.actor, body as Record<string, unknown> as never);
+    const body = parseInput(CreateKeyBody, await readJson(ctx));
+    const { key, token } = await issueKey(api.deps, identity.actor, body);
     ctx.status = 201;
     ctx.body = { ...keyJson(key), key: token };
   });
   r.delete('/api/keys/:id', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    const id = ctx.params.id!;
-    if (!/^\d+$/.test(id)) throw new NotFoundError(`no key ${id}`);
-    await revokeKey(api.deps, identity.actor, Number(id));
+    const id = KeyIdParam.safeParse(ctx.params.id);
+    if (!id.success) throw new NotFoundError(`no key ${ctx.params.id}`);
+    await revokeKey(api.deps, identity.actor, id.data);
     ctx.status = 204;
   });
   return r;

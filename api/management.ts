@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { isAdmin } from '../domain/auth.ts';
 import { handlePublishRequestFor } from './publish-route.ts';
 import { findRevision, patchSite, purgeSite, restoreSite, revisionsOf, rollbackSite, unpublishSite, visibleSite } from '../domain/commands/sites.ts';
-import { NotFoundError, ValidationError } from '../domain/errors.ts';
+import { NotFoundError } from '../domain/errors.ts';
 import { faviconType } from '../domain/favicon.ts';
 import { fileTree } from '../domain/file-tree.ts';
 import { revisionTime } from '../domain/revision-id.ts';
@@ -15,6 +15,11 @@ import type { ApiContext } from './context.ts';
 import { streamRevisionZip } from './revision-zip.ts';
 import { addressParam, capture } from './site-path.ts';
 import { parseSiteQuery } from './site-query.ts';
+import { mountOpenApi } from './openapi/route.ts';
+import { FileQuery } from './schemas/params.ts';
+import { parseInput, parseQuery } from './schemas/parse.ts';
+import { SitePatch } from './schemas/patch.ts';
+import { RollbackBody } from './schemas/rollback.ts';
 import { inertPublisherBytes } from './security-headers.ts';
 import { revisionJson, siteJson } from './site-json.ts';
 
@@ -24,6 +29,8 @@ const route = (suffix: string) => new RegExp(`^${SITE}${suffix}$`);
 /** The management plane (spec §5): forward-auth users and keys; admin-only writes. */
 export function managementRouter(api: ApiContext): Router {
   const r = new Router();
+
+  mountOpenApi(r, { forwardAuthHeader: api.config?.forwardAuthHeader });
 
   r.get('/api/me', async (ctx) => {
     const identity = await requireUser(api, ctx);
@@ -96,8 +103,7 @@ export function managementRouter(api: ApiContext): Router {
   r.get(route('/revisions/([^/]+)/file'), async (ctx) => {
     const identity = await requireUser(api, ctx);
     const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
-    const path = typeof ctx.query.path === 'string' ? ctx.query.path.replace(/^\/+/, '') : '';
-    if (!path) throw new ValidationError('path is required');
+    const { path } = parseQuery(FileQuery, ctx.query);
     const manifest = await api.manifests.get(findRevision(site, capture(ctx, 1)).manifest);
     const entry = manifest?.files.get(path);
     const stream = entry && (await api.deps.blobs.get(entry.hash));
@@ -133,7 +139,8 @@ export function managementRouter(api: ApiContext): Router {
 
   r.post(route('/rollback'), async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, addressParam(capture(ctx, 0)), await readJson(ctx)));
+    const address = addressParam(capture(ctx, 0));
+    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseInput(RollbackBody, await readJson(ctx))));
   });
 
   r.get(route(''), async (ctx) => {
@@ -142,7 +149,8 @@ export function managementRouter(api: ApiContext): Router {
   });
   r.patch(route(''), async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, addressParam(capture(ctx, 0)), await readJson(ctx)));
+    const address = addressParam(capture(ctx, 0));
+    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parseInput(SitePatch, await readJson(ctx))));
   });
   r.delete(route(''), async (ctx) => {
     const identity = await requireAdmin(api, ctx);

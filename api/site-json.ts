@@ -2,28 +2,12 @@ import type { RevisionInfo } from '../domain/events.ts';
 import { revisionTime } from '../domain/revision-id.ts';
 import type { KeyDoc, SiteDoc } from '../projections/documents.ts';
 import type { ApiContext } from './context.ts';
+import type { APIKey } from './schemas/key.ts';
+import type { Revision } from './schemas/revision.ts';
+import type { Site } from './schemas/site.ts';
 
-/** The API `Site` object (seed table + spec §3): absent optional fields are omitted. */
-export type SiteJson = {
-  id: number;
-  group: string;
-  slug: string;
-  title: string;
-  /** Always present (`""` when unset): existing portals and scripts read it unconditionally. */
-  description: string;
-  date?: string;
-  /** Always present (`[]` when unset), for the same reason. */
-  tags: string[];
-  repo?: string;
-  preview?: string;
-  hidden: boolean;
-  size: number;
-  has_favicon?: boolean;
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-  url: string;
-};
+/** The API `Site` object (seed table + spec §3), as its schema defines it: absent optional fields are omitted. */
+export type SiteJson = Site;
 
 export function siteJson(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc): SiteJson {
   const m = doc.meta;
@@ -47,13 +31,13 @@ export function siteJson(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc): SiteJs
   };
 }
 
-export type RevisionJson = { id: string; current: boolean; created_at: string; size: number; files: number };
+export type RevisionJson = Revision;
 
 export function revisionJson(rev: RevisionInfo, current: boolean): RevisionJson {
   return { id: rev.id, current, created_at: revisionTime(rev.id), size: rev.size, files: rev.files };
 }
 
-export function keyJson(key: KeyDoc) {
+export function keyJson(key: KeyDoc): APIKey {
   return {
     id: key.id,
     name: key.name,

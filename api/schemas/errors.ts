@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import type { ErrorCode } from '../../domain/errors.ts';
+import { STATUS } from '../errors.ts';
+
+/** Every machine code an error body can carry: the domain's (spec §2) and `internal` for a 500. */
+export const ERROR_CODES: readonly [ErrorCode | 'internal', ...(ErrorCode | 'internal')[]] = [...(Object.keys(STATUS) as [ErrorCode, ...ErrorCode[]]), 'internal'];
+
+/** Every error body (spec §2). */
+export const ErrorBody = z
+  .object({
+    error: z.string().meta({ description: 'a human sentence' }),
+    code: z.enum(ERROR_CODES),
+  })
+  .meta({ description: 'An error: a sentence for people and a code for programs.' });
+export type ErrorBody = z.infer<typeof ErrorBody>;

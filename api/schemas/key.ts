@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { Timestamp } from './common.ts';
+import { Grant, GrantRequest } from './grant.ts';
+
+/** `APIKey` (spec §3): never contains the token. */
+export const APIKey = z
+  .object({
+    id: z.int().positive(),
+    name: z.string(),
+    admin: z.boolean(),
+    grants: z.array(Grant),
+    created_at: Timestamp,
+    expires_at: Timestamp.optional().meta({ description: 'absent: the key does not expire' }),
+    last_used_at: Timestamp.optional().meta({ description: 'coalesced: written at most once a minute' }),
+  })
+  .meta({ description: 'An API key (the token is never shown again after creation).' });
+export type APIKey = z.infer<typeof APIKey>;
+
+/** `POST /api/keys` answers the key with its token, once. */
+export const CreatedAPIKey = APIKey.extend({
+  key: z.string().regex(/^key_[A-Za-z0-9_-]{43}$/).meta({ description: 'the bearer token; shown only in this response' }),
+});
+
+export const KeysResponse = z.object({ keys: z.array(APIKey) });
+
+/** `POST /api/keys` body; the domain checks the rest (a non-admin key needs a grant, the date is in the future). */
+export const CreateKeyBody = z.object({
+  name: z.string().max(200).refine((name) => name.trim() !== '', { error: 'name is required' }),
+  admin: z.boolean().optional(),
+  grants: z.array(GrantRequest).optional().meta({ description: 'required unless admin is true' }),
+  expires_at: z
+    .string()
+    .nullish()
+    .meta({ description: 'RFC 3339 date-time or date in the future; "", null or absent: never expires' }),
+});

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { RevisionId, Timestamp } from './common.ts';
+
+/** `Revision` (spec §3): an immutable snapshot of a site's files. */
+export const Revision = z
+  .object({
+    id: RevisionId,
+    current: z.boolean().meta({ description: 'true for the live revision' }),
+    created_at: Timestamp,
+    size: z.int().nonnegative().meta({ description: 'bytes' }),
+    files: z.int().nonnegative().meta({ description: 'file count' }),
+  })
+  .meta({ description: 'A revision of a site.' });
+export type Revision = z.infer<typeof Revision>;
+
+/** Live first, then archived, most recently archived first. */
+export const RevisionsResponse = z.object({ revisions: z.array(Revision) });

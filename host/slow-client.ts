@@ -40,7 +40,12 @@ export function guardBodyPace(req: IncomingMessage, res: ServerResponse, pace: P
     } else socket.destroy();
   }, windowMs);
   timer.unref();
-  const stop = () => clearInterval(timer);
+  // Removed again when done: a proxy's keep-alive connection carries many requests.
+  const stop = () => {
+    clearInterval(timer);
+    req.off('end', stop);
+    socket.off('close', stop);
+  };
   req.once('end', stop);
   socket.once('close', stop);
 }

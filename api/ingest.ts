@@ -11,6 +11,7 @@ import { addressParam, capture } from './site-path.ts';
 import { revisionJson, siteJson } from './site-json.ts';
 import { parseInput } from './schemas/parse.ts';
 import { SitePatch } from './schemas/patch.ts';
+import type { RevisionsResponse } from './schemas/revision.ts';
 import { RollbackBody } from './schemas/rollback.ts';
 
 /**
@@ -31,7 +32,7 @@ export function ingestRouter(api: ApiContext): Router {
     authorize(identity, 'rollback', address);
     const site = await api.deps.readModel.getSite(fullPath(address));
     if (!site || site.status !== 'live') throw new NotFoundError(`no site ${fullPath(address)}`);
-    ctx.body = { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)) };
+    ctx.body = { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)) } satisfies RevisionsResponse;
   });
 
   r.post(/^\/ingest\/sites\/(.+)\/rollback$/, async (ctx) => {

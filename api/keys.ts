@@ -4,7 +4,7 @@ import { NotFoundError } from '../domain/errors.ts';
 import { requireAdmin } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
-import { CreateKeyBody } from './schemas/key.ts';
+import { CreateKeyBody, type CreatedAPIKey, type KeysResponse } from './schemas/key.ts';
 import { KeyIdParam } from './schemas/params.ts';
 import { parseInput } from './schemas/parse.ts';
 import { keyJson } from './site-json.ts';
@@ -15,14 +15,14 @@ export function keysRouter(api: ApiContext): Router {
   r.get('/api/keys', async (ctx) => {
     await requireAdmin(api, ctx);
     const keys = await api.deps.readModel.listKeys();
-    ctx.body = { keys: keys.filter((k) => !k.revoked).map(keyJson) };
+    ctx.body = { keys: keys.filter((k) => !k.revoked).map(keyJson) } satisfies KeysResponse;
   });
   r.post('/api/keys', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
     const body = parseInput(CreateKeyBody, await readJson(ctx));
     const { key, token } = await issueKey(api.deps, identity.actor, body);
     ctx.status = 201;
-    ctx.body = { ...keyJson(key), key: token };
+    ctx.body = { ...keyJson(key), key: token } satisfies CreatedAPIKey;
   });
   r.delete('/api/keys/:id', async (ctx) => {
     const identity = await requireAdmin(api, ctx);

@@ -19,7 +19,12 @@ import { mountOpenApi } from './openapi/route.ts';
 import { FileQuery } from './schemas/params.ts';
 import { parseInput, parseQuery } from './schemas/parse.ts';
 import { SitePatch } from './schemas/patch.ts';
+import type { EventsResponse } from './schemas/events.ts';
+import type { FileNode } from './schemas/file-tree.ts';
+import type { Me } from './schemas/me.ts';
+import type { RevisionsResponse } from './schemas/revision.ts';
 import { RollbackBody } from './schemas/rollback.ts';
+import type { SitesResponse, TrashResponse } from './schemas/site.ts';
 import { inertPublisherBytes } from './security-headers.ts';
 import { revisionJson, siteJson } from './site-json.ts';
 
@@ -40,7 +45,7 @@ export function managementRouter(api: ApiContext): Router {
       base_domain: api.config.baseDomain,
       versioning_enabled: api.config.versioning.enabled,
       mcp_enabled: api.config.mcp.enabled,
-    };
+    } satisfies Me;
   });
 
   r.get('/api/sites', async (ctx) => {
@@ -48,7 +53,7 @@ export function managementRouter(api: ApiContext): Router {
     const query = parseSiteQuery(ctx.query, isAdmin(identity));
     const result = await api.deps.readModel.listSites(query);
     const toSite = (doc: Parameters<typeof siteJson>[1]) => siteJson(api, doc);
-    ctx.body = { sites: result.page.map(toSite), tree: buildTree(result.all, toSite), count: result.count };
+    ctx.body = { sites: result.page.map(toSite), tree: buildTree(result.all, toSite), count: result.count } satisfies SitesResponse;
   });
 
   r.post('/api/sites', async (ctx) => {
@@ -60,7 +65,7 @@ export function managementRouter(api: ApiContext): Router {
   r.get('/api/sites/deleted', async (ctx) => {
     await requireAdmin(api, ctx);
     const sites = await api.deps.readModel.listQuarantined();
-    ctx.body = { sites: sites.map((d) => siteJson(api, d)), count: sites.length };
+    ctx.body = { sites: sites.map((d) => siteJson(api, d)), count: sites.length } satisfies TrashResponse;
   });
   r.post(/^\/api\/sites\/deleted\/(.+)$/, async (ctx) => {
     const identity = await requireAdmin(api, ctx);
@@ -89,7 +94,7 @@ export function managementRouter(api: ApiContext): Router {
   r.get(route('/revisions'), async (ctx) => {
     const identity = await requireUser(api, ctx);
     const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
-    ctx.body = { revisions: revisionsOf(site).map((x) => revisionJson(x.info, x.current)) };
+    ctx.body = { revisions: revisionsOf(site).map((x) => revisionJson(x.info, x.current)) } satisfies RevisionsResponse;
   });
 
   r.get(route('/revisions/([^/]+)/files'), async (ctx) => {
@@ -97,7 +102,7 @@ export function managementRouter(api: ApiContext): Router {
     const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
     const manifest = await api.manifests.get(findRevision(site, capture(ctx, 1)).manifest);
     if (!manifest) throw new NotFoundError('the revision manifest is missing');
-    ctx.body = fileTree(manifest.files);
+    ctx.body = fileTree(manifest.files) satisfies FileNode;
   });
 
   r.get(route('/revisions/([^/]+)/file'), async (ctx) => {
@@ -134,7 +139,7 @@ export function managementRouter(api: ApiContext): Router {
     const address = addressParam(capture(ctx, 0));
     const { events } = await api.deps.events.readStream(siteStream(address));
     if (events.length === 0) throw new NotFoundError(`no history for ${fullPath(address)}`);
-    ctx.body = { events: events.map((e) => ({ type: e.type, at: e.meta.at, actor: e.meta.actor, data: e.data })) };
+    ctx.body = { events: events.map((e) => ({ type: e.type, at: e.meta.at, actor: e.meta.actor, data: e.data })) } satisfies EventsResponse;
   });
 
   r.post(route('/rollback'), async (ctx) => {

@@ -21,3 +21,4 @@ export const SiteEventEntry = z
 
 /** `GET /api/sites/{path}/events`, oldest first. */
 export const EventsResponse = z.object({ events: z.array(SiteEventEntry) });
+export type EventsResponse = z.infer<typeof EventsResponse>;

@@ -20,8 +20,10 @@ export type APIKey = z.infer<typeof APIKey>;
 export const CreatedAPIKey = APIKey.extend({
   key: z.string().regex(/^key_[A-Za-z0-9_-]{43}$/).meta({ description: 'the bearer token; shown only in this response' }),
 });
+export type CreatedAPIKey = z.infer<typeof CreatedAPIKey>;
 
 export const KeysResponse = z.object({ keys: z.array(APIKey) });
+export type KeysResponse = z.infer<typeof KeysResponse>;
 
 /** `POST /api/keys` body; the domain checks the rest (a non-admin key needs a grant, the date is in the future). */
 export const CreateKeyBody = z.object({

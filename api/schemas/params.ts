@@ -9,7 +9,7 @@ import { Label, RevisionRef } from './common.ts';
  */
 export const GroupParam = Label.meta({ description: 'the top-level group label' });
 export const SubgroupParam = Label.meta({ description: 'the second group label' });
-export const SlugParam = Label.refine((slug) => !RESERVED_SLUGS.has(slug)).meta({
+export const SlugParam = Label.regex(new RegExp(`^(?!(?:${[...RESERVED_SLUGS].join('|')})$)`)).meta({
   description: `the site's slug (a label; not one of ${[...RESERVED_SLUGS].join(', ')})`,
 });
 export const RevisionParam = RevisionRef.meta({ description: 'a revision id, or current for the live revision' });

@@ -38,3 +38,4 @@ export const PublishResult = z.object({
   revision: z.string().meta({ description: 'the id of the new live revision' }),
   site: Site,
 });
+export type PublishResult = z.infer<typeof PublishResult>;

@@ -15,3 +15,4 @@ export type Revision = z.infer<typeof Revision>;
 
 /** Live first, then archived, most recently archived first. */
 export const RevisionsResponse = z.object({ revisions: z.array(Revision) });
+export type RevisionsResponse = z.infer<typeof RevisionsResponse>;

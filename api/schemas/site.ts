@@ -44,9 +44,11 @@ export const SitesResponse = z.object({
   tree: TreeNode,
   count: z.int().nonnegative().meta({ description: 'sites matching the filters, before paging' }),
 });
+export type SitesResponse = z.infer<typeof SitesResponse>;
 
 /** `GET /api/sites/deleted`: the trash. */
 export const TrashResponse = z.object({
   sites: z.array(Site).meta({ description: 'quarantined sites, each with deleted_at' }),
   count: z.int().nonnegative(),
 });
+export type TrashResponse = z.infer<typeof TrashResponse>;

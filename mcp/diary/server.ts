@@ -3,10 +3,10 @@
  * unit (a stdio connection or an HTTP request), all sharing one upstream client.
  */
 import { McpServer } from '@modelcontextprotocol/server';
-import { registerAccountTools } from './tools/account.ts';
-import { registerCalendarTools } from './tools/calendar.ts';
-import { registerSessionTools } from './tools/sessions.ts';
-import { registerTargetTools } from './tools/targets.ts';
+import { registerAccountTools } from './tools/account/index.ts';
+import { registerCalendarTools } from './tools/calendar/index.ts';
+import { registerSessionTools } from './tools/sessions/index.ts';
+import { registerTargetTools } from './tools/targets/index.ts';
 import type { Deps } from './tools/deps.ts';
 
 /** Server name and version announced to clients. */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ArgError, dateRange, phases, sessionArgs, targetArgs, VOLUME_MESSAGE } from '../../mcp/diary/validate.ts';
+import { ArgError } from '../../mcp/diary/tools/args/parse.ts';
+import { dateRange } from '../../mcp/diary/tools/args/range.ts';
+import { sessionArgs } from '../../mcp/diary/tools/sessions/schema.ts';
+import { phases } from '../../mcp/diary/tools/targets/phase-schema.ts';
+import { targetArgs, VOLUME_MESSAGE } from '../../mcp/diary/tools/targets/schema.ts';
 
 const msg = (f: () => unknown): string => {
   try {

@@ -1,6 +1,6 @@
 /** What the tool handlers need from the process: the shared upstream client and a clock. */
 import type { Upstream } from '../upstream/session.ts';
-import { utcDate } from '../convert.ts';
+import { utcDate } from '../units/date.ts';
 
 /** Handler dependencies; `now` is injectable so date defaults are testable. */
 export type Deps = { upstream: Upstream; now: () => Date };

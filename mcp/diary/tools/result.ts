@@ -4,7 +4,7 @@
  * duration and outcome (never its arguments).
  */
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
-import { ArgError } from '../validate.ts';
+import { ArgError } from './args/parse.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 
 /** What a tool handler may return. */

@@ -12,15 +12,16 @@ import { isRealDate } from '../../units/date.ts';
 /** A missing key and JSON null are both "absent" (spec §4). */
 export const isAbsent = (v: unknown): v is null | undefined => v === undefined || v === null;
 
+/** Advice shared with the object-level checks of the target schemas. */
 export const REQUIRED = 'is required';
 export const POSITIVE = 'must be a positive whole number';
 export const tooLong = (s: string, max: number): string => `is ${s.length} characters long; the diary accepts at most ${max}`;
 
 /** The message of a type mismatch: the advice, or "is required" when a required argument is absent. */
-export const typeError = (advice: string) => ({ error: (iss: { input?: unknown }) => (isAbsent(iss.input) ? REQUIRED : advice) });
+const typeError = (advice: string) => ({ error: (iss: { input?: unknown }) => (isAbsent(iss.input) ? REQUIRED : advice) });
 
-/** A rule on a well-typed value, worded as the contract's advice. */
-export function rule<T>(ok: (v: T) => boolean, advice: string | ((v: T) => string)): z.core.$ZodCheck<T> {
+/** A rule on a well-typed value, worded as the contract's advice; a failure ends validation. */
+function rule<T>(ok: (v: T) => boolean, advice: string | ((v: T) => string)): z.core.$ZodCheck<T> {
   return z.check<T>((ctx) => {
     if (!ok(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: typeof advice === 'string' ? advice : advice(ctx.value) });
   });

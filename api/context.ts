@@ -17,6 +17,8 @@ export type ApiContext = {
   readonly readArchive: (source: Readable) => AsyncIterable<IncomingFile>;
   /** Notes that a key was used; written as a coalesced `KeyUsed` event, never one per request. */
   readonly keyUsed: (keyId: number) => void;
+  /** Notes that an MCP connection's access token authorized a request; coalesced like `keyUsed`. */
+  readonly connectionUsed: (connectionId: string) => void;
   /** Parsed revision manifests, cached by hash (shared with site serving). */
   readonly manifests: ManifestCache;
 };

@@ -275,6 +275,7 @@ export function evolveClient(state: ClientState, event: ConnectionEvent): Client
     case 'ConnectionCodeRedeemed':
     case 'ConnectionRefreshed':
     case 'ConnectionRevoked':
+    case 'ConnectionUsed':
       return state;
     default: {
       const never: never = event;

@@ -152,6 +152,8 @@ export type ConnectionEvent =
       };
     }
   | { readonly type: 'ConnectionRevoked'; readonly data: { readonly id: string; readonly reason: string } }
+  /** Its access token authorized a request (coalesced: at most one per connection per minute, like `KeyUsed`). */
+  | { readonly type: 'ConnectionUsed'; readonly data: { readonly id: string; readonly at: string } }
   /**
    * On the client's stream, written once, before its first connection is granted: from then
    * on the registration is in use and never expires. Written first so that "a connection

@@ -14,14 +14,16 @@ import { managementRouter } from '../api/management.ts';
 import { requestLineCheck } from '../api/request-line.ts';
 import { apexSecurityHeaders } from '../api/security-headers.ts';
 import type { CommandDeps } from '../domain/commands/deps.ts';
+import { recordConnectionUse } from '../domain/commands/connections.ts';
 import { PublishGate } from '../domain/commands/gate.ts';
+import { recordKeyUse } from '../domain/commands/keys.ts';
 import { purgeExpired } from '../domain/commands/sites.ts';
 import { ManifestCache } from '../domain/manifest-cache.ts';
 import { hostLabels, type SiteAddress } from '../domain/paths.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { classifyHost } from './hosts.ts';
-import { KeyUsageRecorder } from './key-usage.ts';
+import { UsageRecorder } from './usage-recorder.ts';
 import { createLogger, type Logger } from './log.ts';
 import { portalMiddleware } from './portal.ts';
 import { Projector } from './projector.ts';
@@ -78,7 +80,10 @@ export async function createService(config: Config, options: { project: 'run' | 
             await projector.waitFor(stream, revision);
           },
   };
-  const keyUsage = new KeyUsageRecorder(deps, 60_000, (err) => log.warn('could not record key use', { error: String(err) }));
+  const keyUsage = new UsageRecorder<number>((id, at) => recordKeyUse(deps, id, at), deps.now, 60_000, (err) => log.warn('could not record key use', { error: String(err) }));
+  const connectionUsage = new UsageRecorder<string>((id, at) => recordConnectionUse(deps, id, at), deps.now, 60_000, (err) =>
+    log.warn('could not record connection use', { error: String(err) }),
+  );
   const manifests = new ManifestCache(stack.blobs);
   const publicPort = () => options.port?.() ?? config.listen.port;
   const origin = (host: string) => {
@@ -96,6 +101,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     readArchive: (source: Readable) =>
       readArchive(source, { maxEntries: config.maxExtractEntries, maxBytes: config.maxExtractBytes }, tmpDir),
     keyUsed: (id) => keyUsage.used(id),
+    connectionUsed: (id) => connectionUsage.used(id),
     manifests,
   };
   if (options.project === 'run') projector.start();
@@ -107,7 +113,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     api,
     log,
     async close() {
-      await keyUsage.flush();
+      await Promise.all([keyUsage.flush(), connectionUsage.flush()]);
       await projector.stop();
       await stack.close();
     },

@@ -55,6 +55,8 @@ export type ConnectionDoc = {
   readonly previousRefreshHashes: readonly string[];
   readonly createdAt: string;
   readonly lastRefreshedAt?: string;
+  /** When its access token last authorized a request (coalesced `ConnectionUsed`). */
+  readonly lastUsedAt?: string;
   readonly revoked: boolean;
   readonly revokedAt?: string;
   readonly revokedReason?: string;

@@ -183,6 +183,9 @@ export function projectConnection(doc: ConnectionDoc | null, event: Recorded<Con
     }
     case 'ConnectionRevoked':
       return doc && { ...doc, revoked: true, revokedAt: event.meta.at, revokedReason: event.data.reason };
+    case 'ConnectionUsed':
+      // Never backwards: uses recorded by several instances may arrive out of order.
+      return doc && (doc.lastUsedAt && doc.lastUsedAt >= event.data.at ? doc : { ...doc, lastUsedAt: event.data.at });
     case 'ClientRegistered':
     case 'ClientUsed':
     case 'ClientRegistrationExpired':
@@ -219,6 +222,7 @@ export function projectClient(doc: OAuthClientDoc | null, event: Recorded<Connec
     case 'ConnectionCodeRedeemed':
     case 'ConnectionRefreshed':
     case 'ConnectionRevoked':
+    case 'ConnectionUsed':
       return doc;
     default: {
       const never: never = event;

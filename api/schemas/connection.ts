@@ -14,6 +14,7 @@ export const Connection = z
     last_used_at: Timestamp.optional().meta({ description: 'when its access token last authorized a request (coalesced like a key’s)' }),
     expires_at: Timestamp.meta({ description: 'when its current refresh token lapses; moves forward with each refresh' }),
     revoked_at: Timestamp.optional().meta({ description: 'only on revoked connections (listed with ?revoked=true)' }),
+    revoked_reason: z.string().optional().meta({ description: 'why it was revoked (by whom, or "refresh token reused"); only on revoked connections' }),
   })
   .meta({ description: 'An MCP connection.' });
 export type Connection = z.infer<typeof Connection>;

@@ -187,3 +187,18 @@ export async function revokeConnection(deps: Deps, actor: Actor, id: string, rea
     evolveConnection,
   );
 }
+
+/** Records that a connection's access token authorized a request; callers coalesce (host/usage-recorder.ts). */
+export async function recordConnectionUse(deps: Deps, id: string, at: Date): Promise<void> {
+  await runCommand(
+    deps,
+    connectionStream(id),
+    { kind: 'system', name: 'connection-usage' },
+    foldConnection,
+    (state) => ({
+      events: state && !state.revoked ? [{ type: 'ConnectionUsed', data: { id, at: at.toISOString() } }] : [],
+      result: () => undefined,
+    }),
+    evolveConnection,
+  );
+}

@@ -1,7 +1,7 @@
 import type { CommandDeps } from '../../domain/commands/deps.ts';
 import { revokeConnection } from '../../domain/commands/connections.ts';
 import { describeGrant } from '../../domain/grants.ts';
-import { connectionJson } from '../../mcp/sites/connections-api.ts';
+import { connectionJson, isActive } from '../../mcp/sites/connections-api.ts';
 import { only, parseArgs, single, UsageError } from './args.ts';
 
 const CLI_ACTOR = { kind: 'user', name: `cli:${process.env.USER ?? 'local'}` } as const;
@@ -17,13 +17,15 @@ export async function runMcpCli(argv: string[], service: { deps: CommandDeps }):
       const parsed = parseArgs(rest, ['json', 'all']);
       only(parsed, ['json', 'all']);
       if (parsed.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
-      const all = (await service.deps.readModel.listConnections()).map(connectionJson);
-      const shown = parsed.flags.has('all') ? all : all.filter((c) => !c.revoked);
-      if (parsed.flags.has('json')) console.log(JSON.stringify(shown, null, 2));
+      const now = service.deps.now();
+      const docs = await service.deps.readModel.listConnections();
+      const shown = parsed.flags.has('all') ? docs : docs.filter((c) => isActive(c, now));
+      if (parsed.flags.has('json')) console.log(JSON.stringify(shown.map(connectionJson), null, 2));
       else if (shown.length === 0) console.log('no connections');
       else {
-        for (const c of shown) {
-          const state = c.revoked ? `revoked ${c.revoked_at ?? ''}` : c.active ? 'active' : 'pending (code not redeemed)';
+        for (const doc of shown) {
+          const c = connectionJson(doc);
+          const state = doc.revoked ? `revoked ${c.revoked_at ?? ''}` : isActive(doc, now) ? `active, last used ${c.last_used_at ?? 'never'}` : doc.code?.redeemed === false ? 'pending (code not redeemed)' : 'lapsed';
           console.log(`${c.id}  ${c.client_name}  approved by ${c.user} ${c.created_at}  ${c.grants.map(describeGrant).join('; ')}  ${state}`);
         }
       }

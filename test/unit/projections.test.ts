@@ -17,6 +17,7 @@ import {
   connectionGranted,
   connectionRefreshed,
   connectionRevoked,
+  connectionUsed,
   dropped,
   eventLog,
   keyIssued,
@@ -258,6 +259,18 @@ describe('connection projection', () => {
       redirectUris: ['https://claude.example/cb'],
       registeredAt: '2026-01-01T00:00:00.000Z',
     });
+  });
+});
+
+describe('connection use', () => {
+  it('records the latest use and never goes backwards (uses recorded by two instances out of order)', () => {
+    const log = eventLog();
+    log.add('connection-x2', connectionGranted('x2', 'c1', 'rt1'));
+    log.add('connection-x2', connectionUsed('x2', '2026-03-01T10:00:00.000Z'));
+    log.add('connection-x2', connectionUsed('x2', '2026-03-01T10:05:00.000Z'));
+    log.add('connection-x2', connectionUsed('x2', '2026-03-01T10:01:00.000Z'));
+    const store = project(log.events);
+    expect((store.get('connection-x2')!.doc as ConnectionDoc).lastUsedAt).toBe('2026-03-01T10:05:00.000Z');
   });
 });
 

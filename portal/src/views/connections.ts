@@ -10,11 +10,11 @@ import type { Connection } from '../types.ts';
 
 /** The status of a connection in words, with a badge class for its colour. */
 function status(c: Connection): { text: string; badge: string; detail?: string } {
-  if (c.revoked) return { text: 'Revoked', badge: 'warn', detail: [formatTime(c.revoked_at), c.revoked_reason].filter(Boolean).join(' · ') };
-  // Approved, but the client never exchanged its one-time code (it expires after a minute).
-  if (!c.active) return { text: 'Not completed', badge: 'muted', detail: 'the client never exchanged its code' };
+  if (c.revoked_at) return { text: 'Revoked', badge: 'warn', detail: [formatTime(c.revoked_at), c.revoked_reason].filter(Boolean).join(' · ') };
   return { text: 'Active', badge: 'ok' };
 }
+
+const isRevoked = (c: Connection): boolean => c.revoked_at !== undefined;
 
 export async function renderConnections(ctx: ViewContext): Promise<void> {
   const { main, signal, me } = ctx;
@@ -54,10 +54,10 @@ export async function renderConnections(ctx: ViewContext): Promise<void> {
   }
 
   function draw(): void {
-    const revokedCount = all.filter((c) => c.revoked).length;
+    const revokedCount = all.filter(isRevoked).length;
     filter.hidden = revokedCount === 0;
     revokedLabel.textContent = `Show revoked connections (${revokedCount})`;
-    const shown = showRevoked.checked ? all : all.filter((c) => !c.revoked);
+    const shown = showRevoked.checked ? all : all.filter((c) => !isRevoked(c));
     if (shown.length === 0) {
       replace(
         list,
@@ -79,7 +79,8 @@ export async function renderConnections(ctx: ViewContext): Promise<void> {
           { label: 'Approved by' },
           { label: 'Access' },
           { label: 'Created', class: 'nowrap' },
-          { label: 'Last refreshed', class: 'nowrap' },
+          { label: 'Last used', class: 'nowrap' },
+          { label: 'Expires', class: 'nowrap' },
           { label: 'Status' },
           { label: 'Actions', srOnly: true },
         ],
@@ -92,9 +93,10 @@ export async function renderConnections(ctx: ViewContext): Promise<void> {
               c.user,
               grantList(c.grants),
               formatTime(c.created_at),
-              c.last_refreshed_at ? formatTime(c.last_refreshed_at) : 'Never',
+              c.last_used_at ? formatTime(c.last_used_at) : 'Never',
+              isRevoked(c) ? '' : formatTime(c.expires_at),
               [h('span', { class: `badge ${s.badge}` }, s.text), s.detail ? h('span', { class: 'status-detail muted' }, s.detail) : null],
-              c.revoked
+              isRevoked(c)
                 ? null
                 : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke connection ${c.client_name}`, onclick: () => void revoke(c) }, 'Revoke'),
             ],

@@ -114,6 +114,10 @@ export function toolSuite(env: SuiteEnv): void {
       const typed = await call(c(), 'create_training_target', { name: 5, date: day(1), duration_s: 60 });
       expect(typed.isError).toBe(true);
       expect(typed.text).toMatch(/name/);
+      // Spec §4: a type mismatch reads like the SDK's schema validation.
+      expect(typed.text).toMatch(/^Input validation error: /);
+      const missing = await call(c(), 'create_training_target', { date: day(1), duration_s: 60 });
+      expect(missing.text).toMatch(/^Input validation error: .*name/);
       expect(dataCalls(sim())).toEqual([]);
     });
 

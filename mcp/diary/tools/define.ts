@@ -3,16 +3,17 @@
  * JSON Schema `tools/list` shows, the validation, and the source of every
  * argument message; the handler receives its parsed, typed output.
  *
- * The SDK would validate the schema itself, but it words failures its own way
- * (`Input validation error: Invalid arguments for tool …`), while the contract
- * wants `<arg>: <advice>` (spec §4). So the SDK is handed the same schema with
+ * The SDK would validate the schema itself, but it reports every issue at once and
+ * in its own words, while the contract wants one `<arg>: <advice>` (behind the SDK's
+ * `Input validation error:` prefix for type, required and enum mismatches, spec §4).
+ * So the SDK is handed the same schema with
  * its JSON Schema intact and a validation that lets the arguments through, and
  * the wrapper below parses them with the schema instead, inside the guard that
  * turns failures into error results.
  */
 import type { McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
-import { parseArgs } from './args/parse.ts';
+import { parseToolArgs } from './args/parse.ts';
 import { guard, type ToolReturn } from './result.ts';
 
 /** One tool: metadata, its schema, and a handler over the schema's output. */
@@ -40,6 +41,6 @@ export function defineTool<S extends z.ZodType>(server: McpServer, spec: ToolSpe
   server.registerTool(
     spec.name,
     { title: spec.title, description: spec.description, inputSchema: listed(spec.input), annotations: spec.annotations },
-    (raw, ctx) => guard(spec.name, () => spec.run(parseArgs(spec.input, raw), ctx)),
+    (raw, ctx) => guard(spec.name, () => spec.run(parseToolArgs(spec.input, raw), ctx)),
   );
 }

@@ -29,3 +29,18 @@ export function parseArgs<S extends z.ZodType>(schema: S, raw: unknown): z.outpu
   if (!r.success) throw new ArgError(issueText(r.error.issues[0]));
   return r.data;
 }
+
+/**
+ * Issues about what the listed JSON Schema itself says (a type, a required argument, an
+ * enum) reach an MCP client worded as the SDK's own schema validation words them,
+ * starting `Input validation error:` (spec §4), then naming the argument.
+ */
+const SCHEMA_LEVEL = new Set(['invalid_type', 'invalid_value', 'invalid_union']);
+
+/** parseArgs for a tool call: schema-level failures carry the SDK's prefix. */
+export function parseToolArgs<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  throw new ArgError(SCHEMA_LEVEL.has(issue.code) ? `Input validation error: ${issueText(issue)}` : issueText(issue));
+}

@@ -35,7 +35,7 @@ const route = (suffix: string) => new RegExp(`^${SITE}${suffix}$`);
 export function managementRouter(api: ApiContext): Router {
   const r = new Router();
 
-  mountOpenApi(r, { forwardAuthHeader: api.config?.forwardAuthHeader });
+  mountOpenApi(r, { forwardAuthHeader: api.config?.forwardAuthHeader, mcpEnabled: api.config?.mcp.enabled });
 
   r.get('/api/me', async (ctx) => {
     const identity = await requireUser(api, ctx);

@@ -146,6 +146,13 @@ const SECURITY: Readonly<Record<Operation['auth'], Json[]>> = {
 /** Every operation may answer 400: a malformed request line is refused before any route runs (spec §2). */
 const ALWAYS: readonly ErrorStatus[] = [400];
 
+export type OpenApiOptions = {
+  /** The identity header the instance honours (`SITES_FORWARD_AUTH_HEADER`); default `Remote-User`. */
+  readonly forwardAuthHeader?: string;
+  /** Whether the MCP connector runs (`SITES_MCP_ENABLED`); without it `/api/mcp/…` is not served. Default true. */
+  readonly mcpEnabled?: boolean;
+};
+
 export type OpenApiDocument = Json & { openapi: '3.1.0'; paths: Record<string, Record<string, Json>>; components: Json };
 
 /**
@@ -153,7 +160,7 @@ export type OpenApiDocument = Json & { openapi: '3.1.0'; paths: Record<string, R
  * the operation registry and the zod schemas the routes validate with (zod's own JSON Schema
  * output, draft 2020-12, which is OpenAPI 3.1's dialect).
  */
-export function buildOpenApiDocument(options: { forwardAuthHeader?: string } = {}): OpenApiDocument {
+export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   const responses = convert(RESPONSE_SCHEMAS, 'output');
   const requests = convert(REQUEST_SCHEMAS, 'input');
   for (const id of Object.keys(requests)) {
@@ -163,6 +170,7 @@ export function buildOpenApiDocument(options: { forwardAuthHeader?: string } = {
 
   const paths: Record<string, Record<string, Json>> = {};
   for (const op of OPERATIONS) {
+    if (op.tag === 'connections' && options.mcpEnabled === false) continue;
     for (const variant of expand(op)) {
       const what = `${op.method.toUpperCase()} ${variant.path}`;
       const statuses = [...new Set<ErrorStatus>([...ALWAYS, ...(op.auth === 'none' ? [] : ([401] as const)), ...op.errors])].sort((a, b) => a - b);
@@ -200,7 +208,9 @@ export function buildOpenApiDocument(options: { forwardAuthHeader?: string } = {
         'Every error is `{"error": "<sentence>", "code": "<code>"}`.',
     },
     servers: [{ url: '/' }],
-    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    tags: Object.entries(TAGS)
+      .filter(([name]) => name !== 'connections' || options.mcpEnabled !== false)
+      .map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: { ...responses, ...requests },

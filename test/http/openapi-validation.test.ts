@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => svc?.stop());
 
 const invalid = (error: string) => ({ status: 400, body: { error, code: 'invalid' } });
-const pick = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
+const pick = (res: { status: number; body: any }) => ({ status: res.status, body: res.body });
 
 /** A multipart publish whose response is checked against the document like `call()`'s. */
 async function publishMeta(meta: string): Promise<{ status: number; body: unknown }> {

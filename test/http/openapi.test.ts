@@ -146,4 +146,10 @@ describe('GET /api/openapi.json', () => {
     expect(header.toLowerCase()).toBe('x-auth-user');
     expect(served).toEqual(buildOpenApiDocument({ forwardAuthHeader: header }));
   });
+
+  it('leaves out the MCP connections API when the connector is off', () => {
+    const off = buildOpenApiDocument({ mcpEnabled: false });
+    expect(Object.keys(off.paths).filter((p) => p.startsWith('/api/mcp'))).toEqual([]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/mcp'))).toEqual(['/api/mcp/connections', '/api/mcp/connections/{id}']);
+  });
 });

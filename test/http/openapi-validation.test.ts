@@ -134,3 +134,12 @@ describe('the revision file query', () => {
     expect((await call(svc.url, 'GET', '/api/sites/docs/app/revisions/current/file?path=/index.html', asAdmin)).status).toBe(200);
   });
 });
+
+describe('the MCP connections API', () => {
+  it('answers the documented shapes, and checks ?revoked= with its schema', async () => {
+    expect(pick(await call(svc.url, 'GET', '/api/mcp/connections', asAdmin))).toEqual({ status: 200, body: { connections: [] } });
+    expect(pick(await call(svc.url, 'GET', '/api/mcp/connections?revoked=true', asAdmin))).toEqual({ status: 200, body: { connections: [] } });
+    expect(pick(await call(svc.url, 'GET', '/api/mcp/connections?revoked=maybe', asAdmin))).toEqual(invalid('revoked must be true or false'));
+    expect((await call(svc.url, 'DELETE', '/api/mcp/connections/nope', asAdmin)).status).toBe(404);
+  });
+});

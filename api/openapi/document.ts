@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { Actor, SiteEventEntry } from '../schemas/events.ts';
-import { Connection } from '../schemas/connection.ts';
+import { Connection, ConnectionsResponse } from '../schemas/connection.ts';
 import { ErrorBody } from '../schemas/errors.ts';
+import { Actor, EventsResponse, SiteEventEntry } from '../schemas/events.ts';
 import { FileNode } from '../schemas/file-tree.ts';
 import { Grant, GrantRequest } from '../schemas/grant.ts';
 import { APIKey, CreatedAPIKey, CreateKeyBody, KeysResponse } from '../schemas/key.ts';
@@ -12,8 +12,6 @@ import { PublishForm, PublishMeta, PublishResult } from '../schemas/publish.ts';
 import { Revision, RevisionsResponse } from '../schemas/revision.ts';
 import { RollbackBody } from '../schemas/rollback.ts';
 import { Site, SitesResponse, TrashResponse, TreeNode } from '../schemas/site.ts';
-import { ConnectionsResponse } from '../schemas/connection.ts';
-import { EventsResponse } from '../schemas/events.ts';
 import { ERROR_STATUSES, OPERATIONS, TAGS, type Body, type ErrorStatus, type Operation, type Reply } from './operations.ts';
 
 type Json = Record<string, unknown>;

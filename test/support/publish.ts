@@ -1,4 +1,5 @@
 import { makeTarGz } from './archives.ts';
+import { checkResponse } from './http.ts';
 
 export type SiteFiles = Record<string, string | Buffer>;
 
@@ -30,6 +31,8 @@ export async function publish(
   } catch {
     /* not JSON */
   }
+  // Every publish answer the tests see must be what the OpenAPI document says.
+  checkResponse('POST', new URL(path, base).pathname, { status: res.status, type: res.headers.get('content-type') ?? '', text, body });
   return { status: res.status, body };
 }
 

@@ -22,7 +22,7 @@ import { ManifestCache } from '../domain/manifest-cache.ts';
 import { hostLabels, type SiteAddress } from '../domain/paths.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
-import { classifyHost } from './hosts.ts';
+import { classifyHost, listenHostNames } from './hosts.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { createLogger, type Logger } from './log.ts';
 import { portalMiddleware } from './portal.ts';
@@ -169,10 +169,12 @@ export async function startHttp(service: Service): Promise<Server> {
   const app = await apexApp(service);
   const apexHandler = app.callback();
   const apexes = [service.config.baseDomain, ...service.config.aliasDomains];
+  // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
+  const listenNames = listenHostNames(service.config.listen.host);
   const siteDeps = { readModel: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => {
     guardBodyPace(req, res, service.config.uploadPace);
-    const target = classifyHost(req.headers.host, apexes);
+    const target = classifyHost(req.headers.host, apexes, listenNames);
     if (target.kind === 'apex') return void apexHandler(req, res);
     if (target.kind === 'site') {
       serveSite(siteDeps, target.address, req, res).catch((err) => {

@@ -7,7 +7,9 @@ import type { Manifest, ManifestEntry } from '../../domain/manifest.ts';
 import { handOver } from '../../host/archive/types.ts';
 import { ConfigError, inCidrs, loadConfig, parseCidr, parseDuration } from '../../host/config.ts';
 import { youngGarbageHint } from '../../host/gc-hint.ts';
-import { classifyHost } from '../../host/hosts.ts';
+import { formatBytes, plural } from '../../host/cli/format.ts';
+import { serviceUrl } from '../../host/cli/service-url.ts';
+import { classifyHost, listenHostNames } from '../../host/hosts.ts';
 import { parseRange, resolvePath } from '../../host/serve-site.ts';
 
 const MiB = 1024 ** 2;
@@ -238,6 +240,61 @@ describe('classifyHost', () => {
     for (const host of [undefined, '', 'a.b.c.d.sites.test', 'other.test', 'xsites.test', 'bücher.sites.test', 'a_b.sites.test', '[::1]:8080', '[::1]', '127.0.0.1:8080', '.sites.test']) {
       expect(classifyHost(host, apexes), String(host)).toEqual({ kind: 'unknown' });
     }
+  });
+});
+
+describe('the listen address as an apex', () => {
+  it('the IP literal it listens on, and localhost on loopback; a wildcard bind answers on loopback too', () => {
+    expect(listenHostNames('127.0.0.1')).toEqual(['127.0.0.1', 'localhost']);
+    expect(listenHostNames('::1')).toEqual(['[::1]', 'localhost']);
+    expect(listenHostNames('0:0:0:0:0:0:0:1')).toEqual(['[::1]', 'localhost']);
+    expect(listenHostNames('10.0.0.5')).toEqual(['10.0.0.5']);
+    expect(listenHostNames('0.0.0.0')).toEqual(['0.0.0.0', 'localhost', '127.0.0.1', '[::1]']);
+    expect(listenHostNames('::')).toEqual(['[::]', 'localhost', '127.0.0.1', '[::1]']);
+    expect(listenHostNames('sites.internal')).toEqual([]);
+  });
+
+  it('classifyHost: the listen names are the apex, whatever port, and never the parent of a site; an IP literal is never a site', () => {
+    const apexes = ['sites.test'];
+    const direct = [...listenHostNames('127.0.0.1'), ...listenHostNames('::1')];
+    for (const host of ['127.0.0.1:8080', '127.0.0.1', '[::1]:8080', '[::1]', '[0:0::1]:8080', 'localhost:8080', 'LOCALHOST', 'sites.test']) {
+      expect(classifyHost(host, apexes, direct), host).toEqual({ kind: 'apex' });
+    }
+    for (const host of ['127.0.0.2:8080', '[::2]', '[::1', '[zz]:80', 'app.docs.localhost:8080', 'a.127.0.0.1']) {
+      expect(classifyHost(host, apexes, direct), host).toEqual({ kind: 'unknown' });
+    }
+    expect(classifyHost('app.docs.sites.test', apexes, direct)).toEqual({ kind: 'site', address: { group: 'docs', slug: 'app' } });
+    // With the default base domain localhost, its sites stay sites.
+    expect(classifyHost('app.docs.localhost:8080', ['localhost'], listenHostNames('127.0.0.1'))).toEqual({ kind: 'site', address: { group: 'docs', slug: 'app' } });
+    // An apex that an IPv4 literal ends with does not make the literal a site host.
+    expect(classifyHost('127.0.0.1', ['0.1'])).toEqual({ kind: 'unknown' });
+    expect(classifyHost('10.0.0.1', ['1'])).toEqual({ kind: 'unknown' });
+  });
+});
+
+describe('CLI helpers', () => {
+  it('the default service URL is http://localhost:8080 (spec §9); SITES_URL, then the port of SITES_LISTEN_ADDR', () => {
+    expect(serviceUrl(undefined, {}).href).toBe('http://localhost:8080/');
+    expect(serviceUrl(undefined, { SITES_URL: 'https://sites.example.com' }).href).toBe('https://sites.example.com/');
+    expect(serviceUrl('http://127.0.0.1:9000', { SITES_URL: 'https://x.test' }).href).toBe('http://127.0.0.1:9000/');
+    expect(serviceUrl(undefined, { SITES_LISTEN_ADDR: '127.0.0.1:9000' }).href).toBe('http://localhost:9000/');
+    expect(serviceUrl(undefined, { SITES_LISTEN_ADDR: '0.0.0.0:9000' }).href).toBe('http://localhost:9000/');
+    expect(serviceUrl(undefined, { SITES_LISTEN_ADDR: '10.0.0.5:9000' }).href).toBe('http://10.0.0.5:9000/');
+    expect(() => serviceUrl('localhost:8080', {})).toThrow(/not a URL|only http/);
+  });
+
+  it('sizes in decimal units, labelled as such; counts with the right plural', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(999)).toBe('999 B');
+    expect(formatBytes(48_000)).toBe('48 KB');
+    expect(formatBytes(1_000_000)).toBe('1.0 MB');
+    expect(formatBytes(3_000_016)).toBe('3.0 MB');
+    expect(formatBytes(999_999)).toBe('1.0 MB');
+    expect(formatBytes(2_500_000_000)).toBe('2.5 GB');
+    expect(plural(1, 'file')).toBe('1 file');
+    expect(plural(2, 'file')).toBe('2 files');
+    expect(plural(0, 'file')).toBe('0 files');
+    expect(plural(1200, 'event')).toBe('1200 events');
   });
 });
 

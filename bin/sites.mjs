@@ -27,6 +27,18 @@ async function load() {
 }
 
 const { main } = await load();
+// A command whose promise never settles would let Node exit with status 13 and say nothing
+// (it happened to `sites publish` when the server refused an upload early): say it, exit 1.
+let settled = false;
+process.once('exit', () => {
+  // 13 is Node's "unsettled top-level await"; a process.exit() elsewhere has said its own line.
+  if (settled || process.exitCode !== 13) return;
+  process.stderr.write('sites: internal error: the command stopped before it finished (please report this)\n');
+  process.exitCode = 1;
+});
 const code = await main(process.argv.slice(2));
+settled = true;
 process.exitCode = code;
-if (process.argv[2] !== 'serve') process.exit(code);
+// A short command ends here even if a handle is still open; `serve` ends by itself after a
+// clean shutdown, but a failed start must not linger on whatever it had opened.
+if (process.argv[2] !== 'serve' || code !== 0) process.exit(code);

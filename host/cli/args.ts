@@ -1,5 +1,10 @@
 /** Minimal flag parser: `--name value`, `--name=value`, repeated flags, booleans, positionals. */
-export type Parsed = { positionals: string[]; flags: Map<string, string[]> };
+export type Parsed = {
+  positionals: string[];
+  flags: Map<string, string[]>;
+  /** A last flag with no value; `only` reports it after unknown flags, so a typo is named as one. */
+  valueMissing?: string;
+};
 
 export class UsageError extends Error {}
 
@@ -19,7 +24,10 @@ export function parseArgs(argv: readonly string[], booleans: readonly string[] =
     else if (booleans.includes(name)) value = 'true';
     else {
       const next = argv[i + 1];
-      if (next === undefined) throw new UsageError(`--${name} needs a value`);
+      if (next === undefined) {
+        flags.set(name, flags.get(name) ?? []);
+        return { positionals, flags, valueMissing: name };
+      }
       value = next;
       i++;
     }
@@ -32,6 +40,15 @@ export function only(parsed: Parsed, allowed: readonly string[]): void {
   for (const name of parsed.flags.keys()) {
     if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
   }
+  // Single-dash flags are not supported; naming them beats ignoring them as arguments.
+  const dashed = parsed.positionals.find((p) => /^-[^-]/.test(p));
+  if (dashed) throw new UsageError(`unknown option ${dashed}`);
+  if (parsed.valueMissing !== undefined) throw new UsageError(`--${parsed.valueMissing} needs a value`);
+}
+
+/** For commands that take no positional arguments: a stray word is a mistake worth naming. */
+export function noArguments(parsed: Parsed): void {
+  if (parsed.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
 }
 
 export function single(parsed: Parsed, name: string): string | undefined {

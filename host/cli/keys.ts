@@ -1,9 +1,10 @@
 import { issueKey, revokeKey } from '../../domain/commands/keys.ts';
-import { CAPABILITIES } from '../../domain/grants.ts';
+import { CAPABILITIES, describeGrant } from '../../domain/grants.ts';
 import { keyJson } from '../../api/site-json.ts';
-import { parseDuration } from '../config.ts';
+import { ConfigError, parseDuration } from '../config.ts';
 import type { Service } from '../service.ts';
-import { only, parseArgs, single, UsageError } from './args.ts';
+import { noArguments, only, parseArgs, single, UsageError } from './args.ts';
+import { formatMinute, table } from './format.ts';
 
 const CLI_ACTOR = { kind: 'user', name: `cli:${process.env.USER ?? 'local'}` } as const;
 
@@ -13,6 +14,8 @@ function grantsFrom(values: readonly string[], kind: 'group' | 'site') {
     if (colon < 0) throw new UsageError(`--${kind === 'group' ? 'grant' : 'grant-site'} ${JSON.stringify(v)}: expected TARGET:CAPS`);
     const permissions = v.slice(colon + 1).split(',').map((c) => c.trim()).filter(Boolean);
     if (permissions.length === 0) throw new UsageError(`no capabilities in ${JSON.stringify(v)} (one of ${CAPABILITIES.join(', ')})`);
+    const unknown = permissions.find((p) => !(CAPABILITIES as readonly string[]).includes(p));
+    if (unknown) throw new UsageError(`unknown capability ${JSON.stringify(unknown)} in ${JSON.stringify(v)} (one of ${CAPABILITIES.join(', ')})`);
     return { kind, target: v.slice(0, colon), permissions };
   });
 }
@@ -23,13 +26,14 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
     case 'create': {
       const parsed = parseArgs(rest, ['admin', 'json']);
       only(parsed, ['name', 'admin', 'grant', 'grant-site', 'expires-in', 'expires-at', 'json']);
+      noArguments(parsed);
       const name = single(parsed, 'name');
       if (!name) throw new UsageError('keys create needs --name NAME');
       const expiresIn = single(parsed, 'expires-in');
       const expiresAt = single(parsed, 'expires-at');
       if (expiresIn && expiresAt) throw new UsageError('give --expires-in or --expires-at, not both');
       let expires: string | undefined;
-      if (expiresIn) expires = new Date(Date.now() + parseDuration(expiresIn, '--expires-in')).toISOString();
+      if (expiresIn) expires = new Date(Date.now() + flagDuration(expiresIn, '--expires-in')).toISOString();
       if (expiresAt) {
         const t = Date.parse(expiresAt);
         if (Number.isNaN(t)) throw new UsageError(`--expires-at ${JSON.stringify(expiresAt)} is not a date`);
@@ -52,17 +56,13 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
     case 'list': {
       const parsed = parseArgs(rest, ['json']);
       only(parsed, ['json']);
+      noArguments(parsed);
       const service = await open();
       try {
         const keys = (await service.deps.readModel.listKeys()).filter((k) => !k.revoked).map(keyJson);
         if (parsed.flags.has('json')) console.log(JSON.stringify(keys, null, 2));
         else if (keys.length === 0) console.log('no keys');
-        else {
-          for (const k of keys) {
-            const scope = k.admin ? 'admin' : k.grants.map((g) => `${g.kind}:${g.target || '*'}:${g.permissions.join(',')}`).join(' ');
-            console.log(`${k.id}\t${k.name}\t${scope}\tcreated ${k.created_at}${k.expires_at ? `\texpires ${k.expires_at}` : ''}${k.last_used_at ? `\tused ${k.last_used_at}` : ''}`);
-          }
-        }
+        else console.log(keyTable(keys, Date.now()));
       } finally {
         await service.close();
       }
@@ -71,6 +71,7 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
     case 'revoke': {
       const parsed = parseArgs(rest);
       only(parsed, ['id']);
+      noArguments(parsed);
       const id = single(parsed, 'id');
       if (!id || !/^\d+$/.test(id)) throw new UsageError('keys revoke needs --id ID');
       const service = await open();
@@ -85,4 +86,32 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
     default:
       throw new UsageError('usage: sites keys create|list|revoke');
   }
+}
+
+/** A duration given as a flag: a bad one is bad usage (status 2), not a configuration error. */
+function flagDuration(value: string, flag: string): number {
+  try {
+    return parseDuration(value, flag);
+  } catch (err) {
+    throw err instanceof ConfigError ? new UsageError(err.message) : err;
+  }
+}
+
+/**
+ * The keys as an aligned table with a header. SCOPE comes last: it is the one column of
+ * any length (a key may hold many grants), and a long last cell pushes nothing out of line.
+ */
+function keyTable(keys: readonly ReturnType<typeof keyJson>[], now: number): string {
+  const expires = (at: string | undefined) => (!at ? 'never' : `${formatMinute(at)}${Date.parse(at) <= now ? ' (expired)' : ''}`);
+  return table(
+    ['ID', 'NAME', 'CREATED', 'EXPIRES', 'LAST USED', 'SCOPE'],
+    keys.map((k) => [
+      String(k.id),
+      k.name,
+      formatMinute(k.created_at),
+      expires(k.expires_at),
+      k.last_used_at ? formatMinute(k.last_used_at) : 'never',
+      k.admin ? 'admin (everything)' : k.grants.map(describeGrant).join('; ') || 'none',
+    ]),
+  );
 }

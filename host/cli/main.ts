@@ -1,10 +1,12 @@
 import { collectAll } from '../../domain/commands/gc.ts';
-import { ConfigError, loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { createService, startHttp, startQuarantineJob } from '../service.ts';
 import { startOAuthClientExpiryJob } from '../oauth-client-job.ts';
 import { keysCli } from './keys.ts';
 import { publishCli } from './publish.ts';
-import { only, parseArgs, UsageError } from './args.ts';
+import { noArguments, only, parseArgs, UsageError } from './args.ts';
+import { CliError, installLastResort, reportFailure, systemReason } from './failure.ts';
+import { plural } from './format.ts';
 
 const USAGE = `usage: sites <command>
   serve                      run the service (what npm start runs)
@@ -20,11 +22,13 @@ const USAGE = `usage: sites <command>
 /** Runs the CLI; returns the exit status (0 ok, 1 failed operation, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  installLastResort();
   try {
     const config = () => loadConfig();
     const openShort = () => createService(config(), { project: 'catch-up' });
     switch (command) {
       case 'serve':
+        noOptions(rest);
         return await serve();
       case 'keys':
         return await keysCli(rest, openShort);
@@ -40,18 +44,18 @@ export async function main(argv: string[]): Promise<number> {
         }
       }
       case 'replay':
-        only(parseArgs(rest), []);
+        noOptions(rest);
         return await replay(config());
       case 'project':
-        only(parseArgs(rest), []);
+        noOptions(rest);
         return await projectOnly(config());
       case 'gc': {
-        only(parseArgs(rest), []);
+        noOptions(rest);
         const service = await openShort();
         try {
           await service.projector.catchUp();
           const { scanned, deleted } = await collectAll(service.deps);
-          console.log(`scanned ${scanned} stored files, deleted ${deleted} unreferenced`);
+          console.log(`scanned ${plural(scanned, 'stored file')}, deleted ${deleted} unreferenced`);
         } finally {
           await service.close();
         }
@@ -63,27 +67,28 @@ export async function main(argv: string[]): Promise<number> {
         console.log(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);
+        throw new UsageError(`unknown command ${JSON.stringify(command)} (sites help lists them)`);
     }
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`sites: ${err.message}\n`);
-      return 2;
-    }
-    if (err instanceof ConfigError) {
-      process.stderr.write(`sites: configuration error: ${err.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`sites: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return reportFailure(err);
   }
+}
+
+function noOptions(argv: string[]): void {
+  const parsed = parseArgs(argv);
+  only(parsed, []);
+  noArguments(parsed);
 }
 
 async function serve(): Promise<number> {
   const config = loadConfig();
   let port = config.listen.port;
   const service = await createService(config, { project: 'run', port: () => port });
-  const server = await startHttp(service);
+  const server = await startHttp(service).catch(async (err: unknown) => {
+    // The projector is already running: without closing it the process would stay up, silent.
+    await service.close();
+    throw listenFailure(err, config);
+  });
   const address = server.address();
   if (address && typeof address === 'object') port = address.port;
   // Check often enough that a short TTL (tests, demos) is honoured within a quarter of it.
@@ -110,13 +115,13 @@ async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
   try {
     const holder = `replay-${process.pid}`;
     if (!(await service.stack.readModel.tryLease('projector', holder, 60_000))) {
-      throw new Error('a running service holds the projector lease; stop it before replaying');
+      throw new CliError('a running service holds the projector lease; stop it before replaying');
     }
     try {
       const started = Date.now();
       await service.stack.readModel.reset();
       const applied = await service.projector.catchUp();
-      console.log(`replayed ${applied} events in ${Date.now() - started} ms`);
+      console.log(`replayed ${plural(applied, 'event')} in ${Date.now() - started} ms`);
     } finally {
       await service.stack.readModel.releaseLease('projector', holder);
     }
@@ -138,4 +143,14 @@ async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<numbe
   stopJob();
   await service.close();
   return 0;
+}
+
+/** Why the service could not listen, naming the variable that fixes it. */
+function listenFailure(err: unknown, config: Config): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host}:${config.listen.port}`;
+  if (code === 'EADDRINUSE') return new CliError(`cannot listen on ${where}: the port is in use (another sites serve?); stop it or set SITES_LISTEN_ADDR`);
+  if (code === 'EACCES') return new CliError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); set SITES_LISTEN_ADDR`);
+  if (systemReason(err)) return new CliError(`cannot listen on ${where}: ${systemReason(err)}; check SITES_LISTEN_ADDR`);
+  return err;
 }

@@ -1,0 +1,33 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { CliError } from './failure.ts';
+
+export type SiteFile = { readonly path: string; readonly name: string; readonly size: number };
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(full);
+    else if (entry.isFile()) yield full;
+  }
+}
+
+/**
+ * The files of the folder to publish, checked before anything is sent: a folder that
+ * does not exist or has no index.html at its top fails here in one line, instead of
+ * after an upload, with an archive-level message about a folder the user never named.
+ */
+export async function siteFiles(dir: string): Promise<SiteFile[]> {
+  const info = await stat(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new CliError(`folder ${dir} does not exist`);
+    throw err;
+  });
+  if (!info.isDirectory()) throw new CliError(`${dir} is not a folder (publish the folder that holds index.html)`);
+  const index = await stat(join(dir, 'index.html')).catch(() => undefined);
+  if (!index?.isFile()) throw new CliError(`${dir} has no index.html at its top (the site's home page; publish the folder that holds it)`);
+  const files: SiteFile[] = [];
+  for await (const path of walk(dir)) {
+    files.push({ path, name: relative(dir, path).split(sep).join('/'), size: (await stat(path)).size });
+  }
+  return files;
+}

@@ -5,6 +5,7 @@ import { startOAuthClientExpiryJob } from '../oauth-client-job.ts';
 import { keysCli } from './keys.ts';
 import { publishCli } from './publish.ts';
 import { noArguments, only, parseArgs, UsageError } from './args.ts';
+import { serveBanner } from './banner.ts';
 import { CliError, installLastResort, reportFailure, systemReason } from './failure.ts';
 import { plural } from './format.ts';
 
@@ -95,7 +96,8 @@ async function serve(): Promise<number> {
   const stopJob = startQuarantineJob(service, Math.min(60_000, Math.max(500, config.deletedSiteTtlMs / 4)));
   startOAuthClientExpiryJob(service);
   const url = service.api.apexOrigin();
-  service.log.info(`sites listening on ${config.listen.host}:${port}`, { portal: `${url}/`, stack: service.stack.describe });
+  const fields = config.logFormat === 'json' ? { listen: `${config.listen.host}:${port}`, portal: `${url}/`, stack: service.stack.describe } : undefined;
+  service.log.info(serveBanner(config, { host: config.listen.host, port }, url), fields);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -11,6 +11,8 @@ export type ApiContext = {
   readonly config: Config;
   /** Canonical URL of a site (`http://app.docs.localhost:8080/`). */
   readonly siteUrl: (address: SiteAddress) => string;
+  /** Host names (no port, IPv6 without brackets) the apex answers to: base, aliases, the listen address. */
+  readonly apexHosts: readonly string[];
   /** Public origin of the apex (`http://localhost:8080`), for OAuth metadata and links. */
   readonly apexOrigin: () => string;
   /** Streams the entries of a .tar.gz or .zip upload with the configured limits (host/archive). */

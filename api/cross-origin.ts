@@ -20,7 +20,7 @@ export function fromApex(ctx: Context, apexes: readonly string[]): boolean {
   try {
     const url = new URL(origin);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-    host = url.hostname.toLowerCase();
+    host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   } catch {
     return false; // `Origin: null` (sandboxed frames, opaque origins) is never the apex
   }
@@ -35,7 +35,7 @@ export function fromApex(ctx: Context, apexes: readonly string[]): boolean {
  * by a browser on its own, so key requests pass untouched.
  */
 export function crossOriginGuard(api: ApiContext) {
-  const apexes = [api.config.baseDomain, ...api.config.aliasDomains].map((d) => d.toLowerCase());
+  const apexes = api.apexHosts;
   return async (ctx: Context, next: Next): Promise<void> => {
     if (SAFE_METHODS.has(ctx.method) || bearer(ctx) !== undefined) return next();
     if (forwardAuthUser(api, ctx) !== undefined && !fromApex(ctx, apexes)) {

@@ -98,6 +98,8 @@ export async function createService(config: Config, options: { project: 'run' | 
     config,
     siteUrl: (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`,
     apexOrigin: () => origin(config.controlDomain),
+    // Every name the apex answers to: the cross-origin guard accepts an Origin naming any of them.
+    apexHosts: [config.baseDomain, ...config.aliasDomains, ...listenHostNames(config.listen.host)].map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()),
     readArchive: (source: Readable) =>
       readArchive(source, { maxEntries: config.maxExtractEntries, maxBytes: config.maxExtractBytes }, tmpDir),
     keyUsed: (id) => keyUsage.used(id),
@@ -147,8 +149,8 @@ export async function apexApp(service: Service): Promise<Koa> {
 const MCP_PATHS = /^\/(?:mcp(?:\/|$)|\.well-known\/oauth-|api\/mcp\/)/;
 
 /**
- * The MCP connector (SDK, zod, OAuth) is loaded on the first request that needs it: a
- * service that is only publishing and serving never pays its start-up time or memory.
+ * The MCP connector (SDK, OAuth) is loaded on the first request that needs it: a service
+ * that is only publishing and serving never pays its start-up time or memory.
  */
 function lazyMcp(api: ApiContext): Koa.Middleware {
   let routes: Promise<Koa.Middleware> | undefined;

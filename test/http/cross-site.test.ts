@@ -117,13 +117,12 @@ describe('the legitimate paths still work', () => {
   });
 
   it('the apex behind a proxy on another scheme or port, an alias apex, or a browser without Fetch Metadata', async () => {
-    const apexLike: Record<string, string>[] = [{ Origin: 'https://localhost' }, { Origin: 'https://LOCALHOST:8443' }, { Origin: `http://localhost:${svc.port}` }, { 'Sec-Fetch-Site': 'none' }, {}];
+    const apexLike: Record<string, string>[] = [{ Origin: `http://127.0.0.1:${svc.port}` }, { Origin: 'https://localhost' }, { Origin: 'https://LOCALHOST:8443' }, { Origin: `http://localhost:${svc.port}` }, { 'Sec-Fetch-Site': 'none' }, {}];
     for (const from of apexLike) {
       const res = await asAdmin('POST', '/api/sites/docs/victim/rollback', { ...from });
       expect(res.status, JSON.stringify(from)).toBe(200);
     }
-    // An even number of rollbacks: back where we started.
-    expect((await asAdmin('POST', '/api/sites/docs/victim/rollback', {})).status).toBe(200);
+    // Back to the newest content for the tests after this one (six swaps of the same two revisions).
     expect(await liveTitle('docs/victim')).toBe('Victim v2');
   });
 

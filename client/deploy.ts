@@ -1,0 +1,98 @@
+import { createReadStream } from 'node:fs';
+import { ClientError } from './errors.ts';
+import type { SiteFile } from './folder.ts';
+import { hashFiles, mapLimit } from './hash.ts';
+import { expectJson, send, unreachable, type Answer } from './http.ts';
+import { progressBar } from './progress.ts';
+
+export type PublishMeta = { readonly group: string; readonly slug: string; readonly title?: string };
+
+/** The service's answer to a publish (spec §4 `PublishResult`), as far as the client reads it. */
+export type PublishResult = { readonly url: string; readonly revision: string };
+
+export type DeployOutcome = {
+  readonly result: PublishResult;
+  /** Files whose content the site did not have yet. */
+  readonly newFiles: number;
+  /** Bytes sent in blob uploads (each missing content once). */
+  readonly uploadedBytes: number;
+};
+
+export type DeployOptions = {
+  readonly base: URL;
+  readonly key: string;
+  readonly meta: PublishMeta;
+  readonly files: readonly SiteFile[];
+  readonly uploadConcurrency?: number;
+  /** Tries per blob after the first (spec'd as two: a flaky network should not fail a CI job). */
+  readonly retries?: number;
+  readonly retryDelayMs?: number;
+};
+
+const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * Publishes through the incremental deploy protocol (spec §10): send the manifest of
+ * digests, upload only the contents the site lacks, then publish. Files are hashed and
+ * uploaded as streams, a few at a time, so a 10,000-file / 256 MB folder never sits in memory.
+ */
+export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
+  const { base, key, meta, files } = options;
+  const auth = { Authorization: `Bearer ${key}` };
+  const call = async (method: string, path: string, headers: Record<string, string>, body?: Parameters<typeof send>[3]): Promise<Answer> => {
+    try {
+      return await send(new URL(path, base), method, { ...auth, ...headers }, body);
+    } catch (err) {
+      throw unreachable(err, base);
+    }
+  };
+
+  const totalBytes = files.reduce((n, f) => n + f.size, 0);
+  const hashing = progressBar('hashing  ', totalBytes);
+  const digests = await hashFiles(files, (f) => hashing.add(f.size)).finally(() => hashing.end());
+  const manifest: Record<string, string> = {};
+  files.forEach((f, i) => (manifest[f.name] = digests[i]!));
+
+  const created = expectJson<{ id: string; required: string[] }>(
+    await call('POST', '/ingest/deploys', { 'Content-Type': 'application/json' }, JSON.stringify({ meta, files: manifest })),
+    'deploy',
+    base,
+  );
+  const required = new Set(created.required);
+  // One upload per missing content, from the first file that has it.
+  const uploads = new Map<string, SiteFile>();
+  files.forEach((f, i) => {
+    if (required.has(digests[i]!) && !uploads.has(digests[i]!)) uploads.set(digests[i]!, f);
+  });
+  const newFiles = digests.filter((d) => required.has(d)).length;
+  const uploadedBytes = [...uploads.values()].reduce((n, f) => n + f.size, 0);
+
+  const bar = progressBar('uploading', uploadedBytes);
+  const retries = options.retries ?? 2;
+  try {
+    await mapLimit([...uploads], options.uploadConcurrency ?? 4, async ([digest, file]) => {
+      const path = `/ingest/deploys/${encodeURIComponent(created.id)}/files/${digest}`;
+      for (let attempt = 0; ; attempt++) {
+        let answer: Answer | undefined;
+        let failure: unknown;
+        try {
+          answer = await call('PUT', path, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(file.size) }, createReadStream(file.path));
+        } catch (err) {
+          if (err instanceof ClientError && /connection refused/.test(err.message)) throw err;
+          if ((err as NodeJS.ErrnoException).path) throw err; // the local file, not the network
+          failure = err;
+        }
+        if (answer && answer.status >= 200 && answer.status < 300) break;
+        if (answer && !RETRYABLE.has(answer.status)) expectJson(answer, `upload of ${file.name}`, base);
+        if (attempt >= retries) throw failure ?? new ClientError(`upload of ${file.name} failed (${answer!.status}) after ${retries + 1} tries`);
+        await new Promise((r) => setTimeout(r, (options.retryDelayMs ?? 500) * (attempt + 1)));
+      }
+      bar.add(file.size);
+    });
+  } finally {
+    bar.end();
+  }
+
+  const result = expectJson<PublishResult>(await call('POST', `/ingest/deploys/${encodeURIComponent(created.id)}/publish`, {}), 'publish', base);
+  return { result, newFiles, uploadedBytes };
+}

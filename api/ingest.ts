@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { purgeSite, patchSite, restoreSite, rollbackSite, unpublishSite, revisionsOf } from '../domain/commands/sites.ts';
-import { authorize } from '../domain/commands/publish.ts';
+import { authorize } from '../domain/auth.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { fullPath } from '../domain/paths.ts';
 import { requireKey } from './auth.ts';

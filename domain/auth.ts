@@ -1,7 +1,8 @@
+import { ForbiddenError } from './errors.ts';
 import type { Actor } from './events.ts';
-import type { Principal } from './grants.ts';
+import { can, type Capability, type Grant, type Principal } from './grants.ts';
+import { fullPath, type SiteAddress } from './paths.ts';
 import { hashToken, looksLikeKeyToken, sameHash } from './tokens.ts';
-import type { KeyDoc } from '../projections/documents.ts';
 
 /** An authenticated caller: what they may do, how events name them, and where they came from. */
 export type Identity = {
@@ -15,6 +16,20 @@ export type Identity = {
 };
 
 /**
+ * What authenticating a key needs to know of it. The read model's key document has these
+ * fields (and more), so its lookup can be passed as is.
+ */
+export type KeyCredential = {
+  readonly id: number;
+  readonly name: string;
+  readonly admin: boolean;
+  readonly grants: readonly Grant[];
+  readonly tokenHash: string;
+  readonly revoked: boolean;
+  readonly expiresAt?: string;
+};
+
+/**
  * Resolves a bearer token to a key identity. The lookup is by the SHA-256 of the token
  * (an index equality on a hash, so timing reveals nothing about the token), and the
  * stored hash is compared again in constant time. Expired and revoked keys are treated
@@ -22,7 +37,7 @@ export type Identity = {
  */
 export async function authenticateKey(
   token: string,
-  lookup: (tokenHash: string) => Promise<KeyDoc | undefined>,
+  lookup: (tokenHash: string) => Promise<KeyCredential | undefined>,
   now: Date,
 ): Promise<Identity | undefined> {
   if (!looksLikeKeyToken(token)) return undefined;
@@ -50,4 +65,11 @@ export function forwardAuthIdentity(user: string, admins: ReadonlySet<string>): 
 
 export function isAdmin(identity: Identity): boolean {
   return identity.principal.kind === 'admin';
+}
+
+/** Fails unless the identity holds `capability` on the site. Checked before any lookup. */
+export function authorize(identity: Identity, capability: Capability, address: SiteAddress): void {
+  if (!can(identity.principal, capability, address)) {
+    throw new ForbiddenError(`this credential lacks the "${capability}" capability on ${fullPath(address)}`);
+  }
 }

@@ -1,4 +1,4 @@
-import type { ConnectionEvent, KeyEvent, Recorded, SiteEvent } from '../domain/events.ts';
+import type { ConnectionEvent, KeyEvent, OAuthClientEvent, Recorded, SiteEvent } from '../domain/events.ts';
 import { fullPath } from '../domain/paths.ts';
 import type { ConnectionDoc, DocKind, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from './documents.ts';
 
@@ -47,7 +47,7 @@ function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): S
     case 'connection':
       return projectConnection(doc as ConnectionDoc | null, event as Recorded<ConnectionEvent>);
     case 'oauthclient':
-      return projectClient(doc as OAuthClientDoc | null, event as Recorded<ConnectionEvent>);
+      return projectClient(doc as OAuthClientDoc | null, event as Recorded<OAuthClientEvent>);
     case 'sequence':
       return null;
     default: {
@@ -186,10 +186,6 @@ export function projectConnection(doc: ConnectionDoc | null, event: Recorded<Con
     case 'ConnectionUsed':
       // Never backwards: uses recorded by several instances may arrive out of order.
       return doc && (doc.lastUsedAt && doc.lastUsedAt >= event.data.at ? doc : { ...doc, lastUsedAt: event.data.at });
-    case 'ClientRegistered':
-    case 'ClientUsed':
-    case 'ClientRegistrationExpired':
-      return doc;
     default: {
       const never: never = event;
       return never;
@@ -197,7 +193,7 @@ export function projectConnection(doc: ConnectionDoc | null, event: Recorded<Con
   }
 }
 
-export function projectClient(doc: OAuthClientDoc | null, event: Recorded<ConnectionEvent>): OAuthClientDoc | null {
+export function projectClient(doc: OAuthClientDoc | null, event: Recorded<OAuthClientEvent>): OAuthClientDoc | null {
   switch (event.type) {
     case 'ClientRegistered': {
       const d = event.data;
@@ -218,12 +214,6 @@ export function projectClient(doc: OAuthClientDoc | null, event: Recorded<Connec
     case 'ClientRegistrationExpired':
       // The registration is over: nothing of it stays in the read model (the event log keeps the history).
       return null;
-    case 'ConnectionGranted':
-    case 'ConnectionCodeRedeemed':
-    case 'ConnectionRefreshed':
-    case 'ConnectionRevoked':
-    case 'ConnectionUsed':
-      return doc;
     default: {
       const never: never = event;
       return never;

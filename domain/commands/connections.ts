@@ -1,26 +1,12 @@
 import { ConflictError, NotFoundError } from '../errors.ts';
-import type { Actor, ConnectionEvent, Recorded } from '../events.ts';
-import {
-  decideClientUse,
-  decideExpireClient,
-  decideGrant,
-  decideRedeem,
-  decideRefresh,
-  decideRegisterClient,
-  evolveClient,
-  evolveConnection,
-  foldClient,
-  foldConnection,
-  credentialConnection,
-  issueTokens,
-  UNUSED_CLIENT_TTL_MS,
-  type ClientState,
-  type GrantInput,
-  type GrantRefusal,
-  type IssuedTokens,
-} from '../connections.ts';
+import type { Actor, OAuthClientEvent, Recorded } from '../events.ts';
+import { credentialConnection, isConnectionId, issueTokens, type IssuedTokens } from '../connection/credentials.ts';
+import { decideGrant, decideRedeem, decideRefresh, decideRevoke, decideUse, type GrantInput, type GrantRefusal, type TokenDecision } from '../connection/decide.ts';
+import { evolveConnection, foldConnection, type ConnectionState } from '../connection/state.ts';
+import { decideClientUse, decideExpireClient, decideRegisterClient, UNUSED_CLIENT_TTL_MS } from '../oauth-client/decide.ts';
+import { evolveClient, foldClient, type ClientState } from '../oauth-client/state.ts';
 import { connectionStream, oauthClientStream } from '../streams.ts';
-import type { ConnectionDoc, OAuthClientDoc } from '../../projections/documents.ts';
+import type { OAuthClientDoc } from '../../projections/documents.ts';
 import { runCommand } from './append.ts';
 import type { CommandDeps } from './deps.ts';
 
@@ -28,7 +14,7 @@ type Deps = Pick<CommandDeps, 'events' | 'waitForProjection' | 'now' | 'readMode
 export type TokenTtl = { readonly accessMs: number; readonly refreshMs: number };
 
 const evolveClientWith = (state: ClientState, events: readonly Recorded[]): ClientState =>
-  events.reduce((s, e) => evolveClient(s, e as Recorded<ConnectionEvent>), state);
+  events.reduce((s, e) => evolveClient(s, e as Recorded<OAuthClientEvent>), state);
 
 /** Records a dynamically registered OAuth client (RFC 7591); its id is random, so the stream is new. */
 export async function registerOAuthClient(
@@ -59,7 +45,7 @@ export async function registerOAuthClient(
  * settles a race with the expiry job either way: expired first → this consent is refused;
  * used first → the job leaves the client alone.
  */
-export async function grantConnection(deps: Deps, actor: Actor, input: Omit<GrantInput, 'now'>): Promise<ConnectionDoc> {
+export async function grantConnection(deps: Deps, actor: Actor, input: Omit<GrantInput, 'now'>): Promise<ConnectionState> {
   const now = deps.now();
   await runCommand(
     deps,
@@ -120,18 +106,18 @@ export async function expireUnusedClients(deps: Deps, now: Date): Promise<string
   }
 }
 
-export type TokenOutcome = { ok: true; tokens: IssuedTokens; connection: ConnectionDoc } | { ok: false; refusal: GrantRefusal };
+export type TokenOutcome = { ok: true; tokens: IssuedTokens; connection: ConnectionState } | { ok: false; refusal: GrantRefusal };
 
 /** Runs a token-endpoint decision on the connection named by the presented credential. */
 async function onConnection(
   deps: Deps,
   id: string,
-  decide: (state: ConnectionDoc | null, tokens: IssuedTokens) => { events: ConnectionEvent[]; refusal?: GrantRefusal },
+  decide: (state: ConnectionState | null, tokens: IssuedTokens) => TokenDecision,
   ttl: TokenTtl,
 ): Promise<TokenOutcome> {
   const tokens = issueTokens(id, deps.now(), ttl);
   let refusal: GrantRefusal | undefined;
-  let connection: ConnectionDoc | null = null;
+  let connection: ConnectionState | null = null;
   await runCommand(
     deps,
     connectionStream(id),
@@ -174,16 +160,13 @@ export async function refreshConnection(
 
 /** Revokes a connection; its tokens are refused by the very next request once this returns. */
 export async function revokeConnection(deps: Deps, actor: Actor, id: string, reason = 'revoked'): Promise<void> {
-  if (!/^[a-f0-9]{32}$/.test(id)) throw new NotFoundError(`no active connection ${JSON.stringify(id)}`);
+  if (!isConnectionId(id)) throw new NotFoundError(`no active connection ${JSON.stringify(id)}`);
   await runCommand(
     deps,
     connectionStream(id),
     actor,
     foldConnection,
-    (state) => {
-      if (!state || state.revoked) throw new NotFoundError(`no active connection ${id}`);
-      return { events: [{ type: 'ConnectionRevoked', data: { id, reason } }], result: () => undefined };
-    },
+    (state) => ({ events: decideRevoke(state, { id, reason }), result: () => undefined }),
     evolveConnection,
   );
 }
@@ -195,10 +178,7 @@ export async function recordConnectionUse(deps: Deps, id: string, at: Date): Pro
     connectionStream(id),
     { kind: 'system', name: 'connection-usage' },
     foldConnection,
-    (state) => ({
-      events: state && !state.revoked ? [{ type: 'ConnectionUsed', data: { id, at: at.toISOString() } }] : [],
-      result: () => undefined,
-    }),
+    (state) => ({ events: decideUse(state, { id, at }), result: () => undefined }),
     evolveConnection,
   );
 }

@@ -1,16 +1,15 @@
 import type { Readable } from 'node:stream';
 import mime from 'mime-types';
-import { DomainError, ForbiddenError, ValidationError } from '../errors.ts';
+import { DomainError, ValidationError } from '../errors.ts';
 import type { RevisionInfo, SiteEvent } from '../events.ts';
 import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } from '../favicon.ts';
-import type { Identity } from '../auth.ts';
-import { can, type Capability } from '../grants.ts';
+import { authorize, type Identity } from '../auth.ts';
 import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type ManifestEntry } from '../manifest.ts';
 import { fullPath, siteAddress, type SiteAddress } from '../paths.ts';
 import { nowNanos } from '../revision-id.ts';
-import { decideSite, needsNewSiteId } from '../site-decider.ts';
-import { parseMetaFields, type MetaInput } from '../site-meta.ts';
-import { evolveSite, foldSite, type SiteState } from '../site-state.ts';
+import { decideSite, needsNewSiteId } from '../site/decide.ts';
+import { parseMetaFields, type MetaInput } from '../site/meta.ts';
+import { evolveSite, foldSite, type SiteState } from '../site/state.ts';
 import { siteStream } from '../streams.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { runCommand } from './append.ts';
@@ -22,13 +21,6 @@ import type { Recorded } from '../events.ts';
 
 export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
 export type IncomingFile = { readonly path: string; readonly content: Readable | AsyncIterable<Uint8Array> };
-
-/** Fails unless the identity holds `capability` on the site. Checked before any lookup. */
-export function authorize(identity: Identity, capability: Capability, address: SiteAddress): void {
-  if (!can(identity.principal, capability, address)) {
-    throw new ForbiddenError(`this credential lacks the "${capability}" capability on ${fullPath(address)}`);
-  }
-}
 
 /** Parses the publish `meta` JSON part (spec §4) into a target, and checks `publish` on it. */
 export function preparePublish(identity: Identity, metaText: string): PublishTarget {

@@ -1,18 +1,16 @@
 import { NotFoundError, ValidationError } from '../errors.ts';
 import type { Actor, Recorded, RevisionInfo, SiteEvent } from '../events.ts';
-import type { Identity } from '../auth.ts';
-import { isAdmin } from '../auth.ts';
+import { authorize, isAdmin, type Identity } from '../auth.ts';
 import { fullPath, type SiteAddress } from '../paths.ts';
 import { isRevisionId } from '../revision-id.ts';
-import { decideSite, type SiteCommand } from '../site-decider.ts';
-import { parseMetaFields, type MetaPatch } from '../site-meta.ts';
-import { evolveSite, foldSite } from '../site-state.ts';
+import { decideSite, type SiteCommand } from '../site/decide.ts';
+import { parseMetaFields, type MetaPatch } from '../site/meta.ts';
+import { evolveSite, foldSite } from '../site/state.ts';
 import { siteStream } from '../streams.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { runCommand } from './append.ts';
 import type { CommandDeps } from './deps.ts';
 import { collectDropped } from './gc.ts';
-import { authorize } from './publish.ts';
 
 /** Runs one lifecycle command on a site stream and returns the site as the read model now shows it. */
 async function runSiteCommand(deps: CommandDeps, actor: Actor, address: SiteAddress, command: SiteCommand): Promise<{ site?: SiteDoc; events: SiteEvent[] }> {

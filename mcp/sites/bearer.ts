@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiContext } from '../../api/context.ts';
-import { checkAccessToken, credentialConnection } from '../../domain/connections.ts';
+import { checkAccessToken } from '../../domain/connection/access.ts';
+import { credentialConnection } from '../../domain/connection/credentials.ts';
 import { urls } from './http.ts';
 import type { ConnectionAuth } from './tools/identity.ts';
 

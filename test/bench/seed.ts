@@ -9,8 +9,8 @@ import { publishFiles, type IncomingFile } from '../../domain/commands/publish.t
 import type { Recorded, SiteEvent } from '../../domain/events.ts';
 import { siteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
-import { decideSite, needsNewSiteId } from '../../domain/site-decider.ts';
-import { foldSite } from '../../domain/site-state.ts';
+import { decideSite, needsNewSiteId } from '../../domain/site/decide.ts';
+import { foldSite } from '../../domain/site/state.ts';
 import { sequenceStream, siteStream } from '../../domain/streams.ts';
 import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
 import { loadConfig } from '../../host/config.ts';

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkAccessToken,
-  credentialConnection,
-  decideGrant,
-  decideRedeem,
-  decideRefresh,
-  evolveConnection,
-  issueTokens,
-  newConnectionId,
-  newCredential,
-  s256,
-} from '../../domain/connections.ts';
+import { checkAccessToken } from '../../domain/connection/access.ts';
+import { credentialConnection, issueTokens, newConnectionId, newCredential, s256 } from '../../domain/connection/credentials.ts';
+import { decideGrant, decideRedeem, decideRefresh } from '../../domain/connection/decide.ts';
+import { evolveConnection, type ConnectionState as ConnectionDoc } from '../../domain/connection/state.ts';
 import type { ConnectionEvent, Recorded } from '../../domain/events.ts';
-import type { ConnectionDoc } from '../../projections/documents.ts';
 
 const RESOURCE = 'http://localhost:8080/mcp';
 const T0 = new Date('2026-11-21T10:00:00Z');

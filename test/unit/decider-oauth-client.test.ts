@@ -4,16 +4,10 @@
  * a client used for a consent is kept for good.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  clientUsable,
-  decideClientUse,
-  decideExpireClient,
-  decideRegisterClient,
-  foldClient,
-  UNUSED_CLIENT_TTL_MS,
-} from '../../domain/connections.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { ConnectionEvent, Recorded } from '../../domain/events.ts';
+import type { OAuthClientEvent as ConnectionEvent, Recorded } from '../../domain/events.ts';
+import { decideClientUse, decideExpireClient, decideRegisterClient, UNUSED_CLIENT_TTL_MS } from '../../domain/oauth-client/decide.ts';
+import { clientUsable, foldClient } from '../../domain/oauth-client/state.ts';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);

@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.ts';
 import type { Recorded, RevisionInfo, SiteEvent } from '../../domain/events.ts';
-import { allows, type LifecycleCommand, type LifecycleStatus } from '../../domain/lifecycle.ts';
 import type { SiteAddress } from '../../domain/paths.ts';
 import { formatRevisionId, isRevisionId, parseRevisionId } from '../../domain/revision-id.ts';
-import { decideSite, needsNewSiteId, type SiteCommand, type Versioning } from '../../domain/site-decider.ts';
-import { evolveSite, foldSite, initialSiteState, type SiteState } from '../../domain/site-state.ts';
+import { decideSite, needsNewSiteId, type SiteCommand, type Versioning } from '../../domain/site/decide.ts';
+import { allows, type LifecycleCommand, type LifecycleStatus } from '../../domain/site/lifecycle.ts';
+import { evolveSite, foldSite, initialSiteState, type SiteState } from '../../domain/site/state.ts';
 import { siteStream } from '../../domain/streams.ts';
 
 const ADDRESS: SiteAddress = { group: 'docs', slug: 'app' };

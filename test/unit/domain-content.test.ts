@@ -5,7 +5,7 @@ import { ValidationError } from '../../domain/errors.ts';
 import { faviconCandidates, sniffImageType } from '../../domain/favicon.ts';
 import { fileTree } from '../../domain/file-tree.ts';
 import { assertPublishable, parseManifest, serializeManifest, stripCommonTopFolder, totalSize, type ManifestEntry } from '../../domain/manifest.ts';
-import { mergeMeta, parseMetaFields, patchMeta } from '../../domain/site-meta.ts';
+import { mergeMeta, parseMetaFields, patchMeta } from '../../domain/site/meta.ts';
 
 const entry = (size: number, type = 'text/html'): ManifestEntry => ({ hash: `h${size}`, size, type });
 

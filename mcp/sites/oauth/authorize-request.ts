@@ -1,5 +1,6 @@
 import type { ApiContext } from '../../../api/context.ts';
-import { isCodeChallenge, unusedExpired } from '../../../domain/connections.ts';
+import { isCodeChallenge } from '../../../domain/connection/credentials.ts';
+import { unusedExpired } from '../../../domain/oauth-client/state.ts';
 import type { OAuthClientDoc } from '../../../projections/documents.ts';
 import { sameResource, urls } from '../http.ts';
 import { isAllowedRedirectUri } from './redirect-uris.ts';

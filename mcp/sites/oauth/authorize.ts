@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
 import { forwardAuthUser } from '../../../api/auth.ts';
 import { grantConnection } from '../../../domain/commands/connections.ts';
-import { newConnectionId, newCredential } from '../../../domain/connections.ts';
+import { newConnectionId, newCredential } from '../../../domain/connection/credentials.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { validateGrant, type Grant } from '../../../domain/grants.ts';
 import { BodyTooLarge, isApexOrigin, mediaType, readBody } from '../http.ts';

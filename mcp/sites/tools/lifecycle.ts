@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { Identity } from '../../../domain/auth.ts';
-import { authorize } from '../../../domain/commands/publish.ts';
+import { authorize, type Identity } from '../../../domain/auth.ts';
 import { purgeSite, restoreSite, revisionsOf, rollbackSite, unpublishSite } from '../../../domain/commands/sites.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { fullPath, parseSitePath } from '../../../domain/paths.ts';

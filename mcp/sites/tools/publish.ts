@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { Identity } from '../../../domain/auth.ts';
-import { preparePublish, publishFiles, authorize } from '../../../domain/commands/publish.ts';
+import { authorize, type Identity } from '../../../domain/auth.ts';
+import { preparePublish, publishFiles } from '../../../domain/commands/publish.ts';
 import { patchSite } from '../../../domain/commands/sites.ts';
 import { parseSitePath } from '../../../domain/paths.ts';
 import type { ApiContext } from '../../../api/context.ts';

@@ -1,6 +1,7 @@
-import type { Recorded, RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
+import type { Recorded } from '../events.ts';
+import type { SiteAddress } from '../paths.ts';
+import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
 import type { LifecycleStatus } from './lifecycle.ts';
-import type { SiteAddress } from './paths.ts';
 
 /** A site's state folded from its stream: the current incarnation plus what outlives purges. */
 export type SiteState = {

@@ -1,11 +1,10 @@
-import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { fullPath, type SiteAddress } from '../paths.ts';
+import { nextRevisionId } from '../revision-id.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
 import { allows, type LifecycleCommand } from './lifecycle.ts';
-import { fullPath, type SiteAddress } from './paths.ts';
-import { nextRevisionId } from './revision-id.ts';
-import type { SiteState } from './site-state.ts';
-import type { MetaInput, MetaPatch } from './site-meta.ts';
-import { mergeMeta, patchMeta } from './site-meta.ts';
+import { mergeMeta, patchMeta, type MetaInput, type MetaPatch } from './meta.ts';
+import type { SiteState } from './state.ts';
 
 export type Versioning = { readonly enabled: boolean; readonly keep: number };
 

@@ -1,4 +1,4 @@
-import { ValidationError } from './errors.ts';
+import { ValidationError } from '../errors.ts';
 import type { SiteMeta } from './events.ts';
 
 /** Metadata as given with a publish: every field optional (title is required only for a new site). */

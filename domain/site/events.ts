@@ -1,0 +1,55 @@
+/** One immutable snapshot of a site's files, as recorded when it was published. */
+export type RevisionInfo = {
+  readonly id: string;
+  /** SHA-256 of the manifest blob (path → hash, size, type). */
+  readonly manifest: string;
+  readonly files: number;
+  /** Byte total of the revision's files. */
+  readonly size: number;
+  readonly favicon?: { readonly hash: string; readonly type: string };
+};
+
+/** Site metadata as stored: absent optional fields are left out. */
+export type SiteMeta = {
+  readonly title: string;
+  readonly description?: string;
+  readonly date?: string;
+  readonly tags?: readonly string[];
+  readonly repo?: string;
+  readonly preview?: string;
+  readonly hidden: boolean;
+};
+
+/** Events of a `site-…` stream. A purge ends an incarnation; a later publish starts the next one. */
+export type SiteEvent =
+  | {
+      readonly type: 'SitePublished';
+      readonly data: {
+        readonly siteId: number;
+        readonly group: string;
+        readonly slug: string;
+        /** True when this publish started a new incarnation (new site id). */
+        readonly created: boolean;
+        readonly revision: RevisionInfo;
+        readonly meta: SiteMeta;
+      };
+    }
+  | { readonly type: 'SiteArchived'; readonly data: { readonly siteId: number; readonly revisionId: string } }
+  | {
+      readonly type: 'RevisionDropped';
+      readonly data: { readonly siteId: number; readonly revisionId: string; readonly manifest: string; readonly favicon?: string };
+    }
+  | {
+      readonly type: 'SiteRolledBack';
+      readonly data: { readonly siteId: number; readonly revisionId: string; readonly previousRevisionId: string };
+    }
+  | { readonly type: 'SiteQuarantined'; readonly data: { readonly siteId: number } }
+  | { readonly type: 'SiteRestored'; readonly data: { readonly siteId: number } }
+  | {
+      readonly type: 'SitePurged';
+      readonly data: {
+        readonly siteId: number;
+        readonly revisions: readonly { readonly id: string; readonly manifest: string; readonly favicon?: string }[];
+      };
+    }
+  | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } };

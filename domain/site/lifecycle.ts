@@ -1,0 +1,45 @@
+import { setup, type EventFrom, type StateValueFrom } from 'xstate';
+
+/** What may be asked of a site; `decide` maps each `SiteCommand` to one of these. */
+type LifecycleEvent =
+  | { readonly type: 'PUBLISH' }
+  | { readonly type: 'PATCH' }
+  | { readonly type: 'ROLLBACK' }
+  | { readonly type: 'UNPUBLISH' }
+  | { readonly type: 'RESTORE' }
+  | { readonly type: 'PURGE' }
+  | { readonly type: 'READ' };
+
+/**
+ * The site lifecycle as an xstate v5 machine, used only as a pure transition
+ * table: state is always rebuilt from events, so nothing runs as an actor and no
+ * snapshot is persisted. `decide` asks `allows()` before emitting events. Typed with
+ * `setup`, so a transition on an unknown command does not compile, and the state and
+ * command names below are derived from the machine rather than kept by hand.
+ */
+export const siteLifecycle = setup({
+  types: { events: {} as LifecycleEvent, context: {} as Record<string, never> },
+}).createMachine({
+  id: 'site',
+  initial: 'absent',
+  context: {},
+  states: {
+    absent: { on: { PUBLISH: 'live' } },
+    live: {
+      on: { PUBLISH: 'live', PATCH: 'live', ROLLBACK: 'live', UNPUBLISH: 'quarantined', READ: 'live' },
+    },
+    // Publishing to a quarantined path revives it with the new content.
+    quarantined: { on: { PUBLISH: 'live', RESTORE: 'live', PURGE: 'purged' } },
+    // A purge ends one incarnation; a later publish starts the next in the same stream.
+    purged: { on: { PUBLISH: 'live' } },
+  },
+});
+
+/** `absent`, `live`, `quarantined`, `purged`: the machine's states. */
+export type LifecycleStatus = StateValueFrom<typeof siteLifecycle>;
+/** `PUBLISH`, `PATCH`, …: the machine's events. */
+export type LifecycleCommand = EventFrom<typeof siteLifecycle>['type'];
+
+export function allows(status: LifecycleStatus, command: LifecycleCommand): boolean {
+  return siteLifecycle.resolveState({ value: status, context: {} }).can({ type: command });
+}

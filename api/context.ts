@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { CommandDeps } from '../domain/commands/deps.ts';
-import type { IncomingFile } from '../domain/commands/publish.ts';
+import type { CommandDeps } from '../app/deps.ts';
+import type { IncomingFile } from '../app/publish/publish.ts';
 import type { SiteAddress } from '../domain/paths.ts';
-import type { ManifestCache } from '../domain/manifest-cache.ts';
+import type { ManifestCache } from '../app/queries/manifest-cache.ts';
 import type { Config } from '../host/config.ts';
 
 /** Everything the HTTP layer (and the MCP connector) needs from the composition root. */

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { purgeSite, patchSite, restoreSite, rollbackSite, unpublishSite, revisionsOf } from '../domain/commands/sites.ts';
+import { purgeSite, patchSite, restoreSite, rollbackSite, unpublishSite } from '../app/site-lifecycle/lifecycle.ts';
+import { revisionsOf } from '../app/queries/sites.ts';
 import { authorize } from '../domain/auth.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { fullPath } from '../domain/paths.ts';

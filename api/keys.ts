@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { issueKey, revokeKey } from '../domain/commands/keys.ts';
+import { issueKey, revokeKey } from '../app/keys/keys.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { requireAdmin } from './auth.ts';
 import { readJson } from './bodies.ts';

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import { isAdmin } from '../domain/auth.ts';
 import { handlePublishRequestFor } from './publish-route.ts';
-import { findRevision, patchSite, purgeSite, restoreSite, revisionsOf, rollbackSite, unpublishSite, visibleSite } from '../domain/commands/sites.ts';
+import { findRevision, revisionsOf, visibleSite } from '../app/queries/sites.ts';
+import { patchSite, purgeSite, restoreSite, rollbackSite, unpublishSite } from '../app/site-lifecycle/lifecycle.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { faviconType } from '../domain/favicon.ts';
 import { fileTree } from '../domain/file-tree.ts';

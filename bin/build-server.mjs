@@ -13,7 +13,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE_DIRS = ['domain', 'projections', 'api', 'host', 'mcp'];
+const SOURCE_DIRS = ['domain', 'projections', 'app', 'api', 'host', 'mcp'];
 const ENTRY = join(root, 'host', 'cli', 'main.ts');
 /**
  * Builds other than the current one are removed once they are this old. A service started

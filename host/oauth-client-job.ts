@@ -1,4 +1,4 @@
-import { expireUnusedClients } from '../domain/commands/connections.ts';
+import { expireUnusedClients } from '../app/jobs/expire-unused-clients.ts';
 import type { Service } from './service.ts';
 
 /**

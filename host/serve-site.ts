@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { gzipSync, brotliCompressSync, constants as zlibConstants, createGzip } from 'node:zlib';
 import type { Manifest, ManifestEntry } from '../domain/manifest.ts';
-import type { ManifestCache } from '../domain/manifest-cache.ts';
+import type { ManifestCache } from '../app/queries/manifest-cache.ts';
 import { fullPath, type SiteAddress } from '../domain/paths.ts';
 import type { BlobStore } from '../domain/ports.ts';
 import type { SiteDoc } from '../projections/documents.ts';

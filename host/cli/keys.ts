@@ -1,4 +1,4 @@
-import { issueKey, revokeKey } from '../../domain/commands/keys.ts';
+import { issueKey, revokeKey } from '../../app/keys/keys.ts';
 import { CAPABILITIES, describeGrant } from '../../domain/grants.ts';
 import { keyJson } from '../../api/site-json.ts';
 import { ConfigError, parseDuration } from '../config.ts';

@@ -1,4 +1,4 @@
-import { collectAll } from '../../domain/commands/gc.ts';
+import { collectAll } from '../../app/jobs/gc.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { createService, startHttp, startQuarantineJob } from '../service.ts';
 import { startOAuthClientExpiryJob } from '../oauth-client-job.ts';

@@ -1,5 +1,5 @@
-import type { CommandDeps } from '../../domain/commands/deps.ts';
-import { revokeConnection } from '../../domain/commands/connections.ts';
+import type { CommandDeps } from '../../app/deps.ts';
+import { revokeConnection } from '../../app/connections/connections.ts';
 import { describeGrant } from '../../domain/grants.ts';
 import { connectionJson, isActive } from '../../mcp/sites/connections-api.ts';
 import { only, parseArgs, single, UsageError } from './args.ts';

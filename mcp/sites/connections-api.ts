@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { ApiContext } from '../../api/context.ts';
 import { requireAdmin } from '../../api/auth.ts';
-import { revokeConnection } from '../../domain/commands/connections.ts';
+import { revokeConnection } from '../../app/connections/connections.ts';
 import type { ConnectionDoc } from '../../projections/documents.ts';
 import { ConnectionsQuery, type Connection } from '../../api/schemas/connection.ts';
 import { parseQuery } from '../../api/schemas/parse.ts';

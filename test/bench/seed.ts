@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Identity } from '../../domain/auth.ts';
-import { publishFiles, type IncomingFile } from '../../domain/commands/publish.ts';
+import { publishFiles, type IncomingFile } from '../../app/publish/publish.ts';
 import type { Recorded, SiteEvent } from '../../domain/events.ts';
 import { siteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentType } from '../../domain/commands/publish.ts';
+import { contentType } from '../../app/publish/publish.ts';
 import { serializeManifest, type ManifestEntry } from '../../domain/manifest.ts';
 import { publish, tarGz } from '../support/publish.ts';
 import { startService, type RunningService } from '../support/service.ts';
@@ -140,7 +140,7 @@ describe('SIGKILL', () => {
       `import { Readable } from 'node:stream';
 import { loadConfig } from '${ROOT}/host/config.ts';
 import { createService } from '${ROOT}/host/service.ts';
-import { publishFiles } from '${ROOT}/domain/commands/publish.ts';
+import { publishFiles } from '${ROOT}/app/publish/publish.ts';
 const files = ${JSON.stringify(Object.fromEntries(Object.entries(version('crash/append', 2)).map(([p, b]) => [p, b.toString('base64')])))};
 const service = await createService(loadConfig(), { project: 'catch-up' });
 const deps = { ...service.deps, waitForProjection: async () => { process.kill(process.pid, 'SIGKILL'); await new Promise(() => {}); } };

@@ -8,7 +8,7 @@
 import '../support/localhost-dns.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expireUnusedClients } from '../../domain/commands/connections.ts';
+import { expireUnusedClients } from '../../app/jobs/expire-unused-clients.ts';
 import { loadConfig } from '../../host/config.ts';
 import { createService, type Service } from '../../host/service.ts';
 import { startService, type RunningService } from '../support/service.ts';

@@ -1,6 +1,6 @@
 /** Pure content pieces: manifests, favicon detection, file trees, site metadata, the publish/GC gate. */
 import { describe, expect, it } from 'vitest';
-import { PublishGate } from '../../domain/commands/gate.ts';
+import { PublishGate } from '../../app/gate.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { faviconCandidates, sniffImageType } from '../../domain/favicon.ts';
 import { fileTree } from '../../domain/file-tree.ts';

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
 import { forwardAuthUser } from '../../../api/auth.ts';
-import { grantConnection } from '../../../domain/commands/connections.ts';
+import { grantConnection } from '../../../app/connections/connections.ts';
 import { newConnectionId, newCredential } from '../../../domain/connection/credentials.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { validateGrant, type Grant } from '../../../domain/grants.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
-import { registerOAuthClient } from '../../../domain/commands/connections.ts';
+import { registerOAuthClient } from '../../../app/connections/oauth-clients.ts';
 import { BodyTooLarge, mediaType, oauthError, peerAddress, readBody } from '../http.ts';
 import { createRateLimiter, limiterKey, type RateLimiter } from './rate-limit.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
@@ -51,7 +51,7 @@ export function validateRegistration(body: unknown): { name: string; redirectUri
  * requested `token_endpoint_auth_method` is answered with `none`, as §3.2.1 allows.
  * Anyone may register, so the work is bounded: metadata over 4 KiB → 400, more than 30
  * registrations per peer address per hour → 429 with Retry-After, and a registration never
- * used for a consent expires after 24 hours (domain/connections.ts).
+ * used for a consent expires after 24 hours (domain/oauth-client/).
  */
 export function mountRegistration(router: Router, api: ApiContext, limiter: RateLimiter = registrationLimiter(api)): void {
   router.post('/mcp/oauth/register', async (ctx) => {

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
-import { redeemCode, refreshConnection, type TokenOutcome, type TokenTtl } from '../../../domain/commands/connections.ts';
+import { redeemCode, refreshConnection, type TokenOutcome, type TokenTtl } from '../../../app/connections/connections.ts';
 import { BodyTooLarge, mediaType, oauthError, readBody, sameResource, urls } from '../http.ts';
 
 /** The client id of a public client: in the body, or as the user of HTTP Basic (RFC 6749 §2.3.1). */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import type { Limits } from '../../../domain/commands/deps.ts';
-import type { IncomingFile } from '../../../domain/commands/publish.ts';
+import type { Limits } from '../../../app/deps.ts';
+import type { IncomingFile } from '../../../app/publish/publish.ts';
 import { TooLargeError, ValidationError } from '../../../domain/errors.ts';
 import { createPathRegistry } from '../../../host/archive/paths.ts';
 

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { authorize, type Identity } from '../../../domain/auth.ts';
-import { purgeSite, restoreSite, revisionsOf, rollbackSite, unpublishSite } from '../../../domain/commands/sites.ts';
+import { purgeSite, restoreSite, rollbackSite, unpublishSite } from '../../../app/site-lifecycle/lifecycle.ts';
+import { revisionsOf } from '../../../app/queries/sites.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { fullPath, parseSitePath } from '../../../domain/paths.ts';
 import type { ApiContext } from '../../../api/context.ts';

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { authorize, type Identity } from '../../../domain/auth.ts';
-import { preparePublish, publishFiles } from '../../../domain/commands/publish.ts';
-import { patchSite } from '../../../domain/commands/sites.ts';
+import { preparePublish, publishFiles } from '../../../app/publish/publish.ts';
+import { patchSite } from '../../../app/site-lifecycle/lifecycle.ts';
 import { parseSitePath } from '../../../domain/paths.ts';
 import type { ApiContext } from '../../../api/context.ts';
 import { siteJson } from '../../../api/site-json.ts';

@@ -1,7 +1,7 @@
-import { StreamConflictError } from '../errors.ts';
-import type { Actor } from '../events.ts';
-import type { EventStore } from '../ports.ts';
-import { sequenceStream } from '../streams.ts';
+import { StreamConflictError } from '../domain/errors.ts';
+import type { Actor } from '../domain/events.ts';
+import type { EventStore } from '../domain/ports.ts';
+import { sequenceStream } from '../domain/streams.ts';
 
 /**
  * Allocates the next small integer id of a kind by appending to its sequence stream

@@ -1,5 +1,5 @@
-import { parseManifest } from '../manifest.ts';
-import type { CommandDeps } from './deps.ts';
+import { parseManifest } from '../../domain/manifest.ts';
+import type { CommandDeps } from '../deps.ts';
 
 export type DroppedRevision = { readonly manifest: string; readonly favicon?: string };
 

@@ -1,20 +1,15 @@
-import { ValidationError } from '../errors.ts';
-import type { Actor, KeyEvent, Recorded } from '../events.ts';
-import { validateGrant } from '../grants.ts';
-import { checkNewKey, decideKey, type NewKey } from '../key/decide.ts';
-import { evolveKey, foldKey, type KeyState } from '../key/state.ts';
-import { keyStream } from '../streams.ts';
-import { hashToken, newKeyToken } from '../tokens.ts';
+import { ValidationError } from '../../domain/errors.ts';
+import type { Actor } from '../../domain/events.ts';
+import { validateGrant } from '../../domain/grants.ts';
+import { checkNewKey, decideKey, type NewKey } from '../../domain/key/decide.ts';
+import { hashToken, newKeyToken } from '../../domain/tokens.ts';
 import type { KeyDoc } from '../../projections/documents.ts';
 import { projectKey } from '../../projections/project.ts';
-import { runCommand } from './append.ts';
-import type { CommandDeps } from './deps.ts';
-import { allocateId } from './ids.ts';
+import { keyCommands } from '../aggregates.ts';
+import type { CommandDeps } from '../deps.ts';
+import { allocateId } from '../ids.ts';
 
 export type IssueKeyInput = { name: unknown; admin?: unknown; grants?: unknown; expires_at?: unknown };
-
-const evolveKeyWith = (state: KeyState, events: readonly Recorded[]): KeyState =>
-  events.reduce((s, e) => evolveKey(s, e as Recorded<KeyEvent>), state);
 
 /** Validates key creation input (API body or CLI flags) before anything is written. */
 export function validateKeyInput(input: IssueKeyInput, now: Date): NewKey {
@@ -36,45 +31,22 @@ export function validateKeyInput(input: IssueKeyInput, now: Date): NewKey {
 /** Issues a key; the plaintext token is returned here once and never stored. */
 export async function issueKey(deps: CommandDeps, actor: Actor, input: IssueKeyInput): Promise<{ key: KeyDoc; token: string }> {
   const now = deps.now();
-  const valid = validateKeyInput(input, now);
+  const key = validateKeyInput(input, now);
   const id = await allocateId(deps.events, 'key', actor, now);
   const token = newKeyToken();
-  let key: KeyDoc | null = null;
-  await runCommand(
-    deps,
-    keyStream(id),
-    actor,
-    foldKey,
-    (state) => ({ events: decideKey({ type: 'IssueKey', id, key: valid, tokenHash: hashToken(token) }, state), result: () => undefined }),
-    (state, events) => {
-      key = events.reduce<KeyDoc | null>((d, e) => projectKey(d, e as Recorded<KeyEvent>), null);
-      return evolveKeyWith(state, events);
-    },
-  );
-  return { key: key!, token };
+  const { events } = await keyCommands(deps).handle(id, actor, (state) => decideKey({ type: 'IssueKey', id, key, tokenHash: hashToken(token) }, state));
+  // The key as the read model shows it, from the events just appended (the key stream was new).
+  const doc = events.reduce<KeyDoc | null>(projectKey, null);
+  return { key: doc!, token };
 }
 
 /** Revokes a key; it is refused by the very next request once this returns. */
 export async function revokeKey(deps: CommandDeps, actor: Actor, id: number): Promise<void> {
-  await runCommand(
-    deps,
-    keyStream(id),
-    actor,
-    foldKey,
-    (state) => ({ events: decideKey({ type: 'RevokeKey', id }, state), result: () => undefined }),
-    evolveKeyWith,
-  );
+  await keyCommands(deps).handle(id, actor, (state) => decideKey({ type: 'RevokeKey', id }, state));
 }
 
 /** Records use of a key; callers coalesce so this is written at most once per window. */
 export async function recordKeyUse(deps: CommandDeps, id: number, at: Date): Promise<void> {
   const actor: Actor = { kind: 'system', name: 'key-usage' };
-  await runCommand(
-    deps,
-    keyStream(id),
-    actor,
-    foldKey,
-    (state) => ({ events: decideKey({ type: 'RecordKeyUse', id, at }, state), result: () => undefined }),
-    evolveKeyWith,
-  );
+  await keyCommands(deps).handle(id, actor, (state) => decideKey({ type: 'RecordKeyUse', id, at }, state));
 }

@@ -1,6 +1,6 @@
-import type { BlobStore, EventStore } from '../ports.ts';
-import type { ReadModel } from '../../projections/read-model.ts';
-import type { Versioning } from '../site/decide.ts';
+import type { BlobStore, EventStore } from '../domain/ports.ts';
+import type { Versioning } from '../domain/site/decide.ts';
+import type { ReadModel } from '../projections/read-model.ts';
 import type { PublishGate } from './gate.ts';
 
 export type Limits = { readonly maxUploadBytes: number; readonly maxExtractBytes: number; readonly maxExtractEntries: number };

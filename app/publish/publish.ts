@@ -1,23 +1,20 @@
 import type { Readable } from 'node:stream';
 import mime from 'mime-types';
-import { DomainError, ValidationError } from '../errors.ts';
-import type { RevisionInfo, SiteEvent } from '../events.ts';
-import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } from '../favicon.ts';
-import { authorize, type Identity } from '../auth.ts';
-import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type ManifestEntry } from '../manifest.ts';
-import { fullPath, siteAddress, type SiteAddress } from '../paths.ts';
-import { nowNanos } from '../revision-id.ts';
-import { decideSite, needsNewSiteId } from '../site/decide.ts';
-import { parseMetaFields, type MetaInput } from '../site/meta.ts';
-import { evolveSite, foldSite, type SiteState } from '../site/state.ts';
-import { siteStream } from '../streams.ts';
+import { authorize, type Identity } from '../../domain/auth.ts';
+import { DomainError, ValidationError } from '../../domain/errors.ts';
+import type { RevisionInfo } from '../../domain/events.ts';
+import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } from '../../domain/favicon.ts';
+import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type ManifestEntry } from '../../domain/manifest.ts';
+import { fullPath, siteAddress, type SiteAddress } from '../../domain/paths.ts';
+import { nowNanos } from '../../domain/revision-id.ts';
+import { decideSite, needsNewSiteId } from '../../domain/site/decide.ts';
+import { parseMetaFields, type MetaInput } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
-import { runCommand } from './append.ts';
-import type { CommandDeps } from './deps.ts';
-import { collectDropped, deleteUnreferenced } from './gc.ts';
+import { siteCommands } from '../aggregates.ts';
+import type { CommandDeps } from '../deps.ts';
+import { allocateId } from '../ids.ts';
+import { collectDropped, deleteUnreferenced } from '../jobs/gc.ts';
 import { storeFiles } from './store-files.ts';
-import { allocateId } from './ids.ts';
-import type { Recorded } from '../events.ts';
 
 export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
 export type IncomingFile = { readonly path: string; readonly content: Readable | AsyncIterable<Uint8Array> };
@@ -107,28 +104,16 @@ async function commitPublish(
   target: PublishTarget,
   content: Omit<RevisionInfo, 'id'>,
 ): Promise<{ revision: RevisionInfo; dropped: { manifest: string; favicon?: string }[] }> {
-  const stream = siteStream(target.address);
-  const { result } = await runCommand(
-    deps,
-    stream,
-    identity.actor,
-    (events) => foldSite(events as Recorded<SiteEvent>[]),
-    async (state: SiteState) => {
-      const newSiteId = needsNewSiteId(state) ? await allocateId(deps.events, 'site', identity.actor, deps.now()) : undefined;
-      const events = decideSite(
-        { type: 'PublishSite', address: target.address, meta: target.meta, content, nowNanos: nowNanos(), newSiteId, versioning: deps.versioning },
-        state,
-      );
-      const published = events.find((e) => e.type === 'SitePublished');
-      const dropped = events.flatMap((e) => (e.type === 'RevisionDropped' ? [{ manifest: e.data.manifest, ...(e.data.favicon ? { favicon: e.data.favicon } : {}) }] : []));
-      return {
-        events,
-        result: () => ({ revision: published!.type === 'SitePublished' ? published!.data.revision : (undefined as never), dropped }),
-      };
-    },
-    (state, events) => events.reduce((s, e) => evolveSite(s, e as Recorded<SiteEvent>), state),
-  );
-  return result;
+  const { events } = await siteCommands(deps).handle(target.address, identity.actor, async (state) => {
+    const newSiteId = needsNewSiteId(state) ? await allocateId(deps.events, 'site', identity.actor, deps.now()) : undefined;
+    return decideSite(
+      { type: 'PublishSite', address: target.address, meta: target.meta, content, nowNanos: nowNanos(), newSiteId, versioning: deps.versioning },
+      state,
+    );
+  });
+  const published = events.find((e) => e.type === 'SitePublished');
+  const dropped = events.flatMap((e) => (e.type === 'RevisionDropped' ? [{ manifest: e.data.manifest, ...(e.data.favicon ? { favicon: e.data.favicon } : {}) }] : []));
+  return { revision: published!.type === 'SitePublished' ? published!.data.revision : (undefined as never), dropped };
 }
 
 async function detectFavicon(

@@ -1,5 +1,5 @@
-import { parseManifest, type Manifest } from './manifest.ts';
-import type { BlobStore } from './ports.ts';
+import { parseManifest, type Manifest } from '../../domain/manifest.ts';
+import type { BlobStore } from '../../domain/ports.ts';
 
 /**
  * Parsed manifests by hash. A manifest never changes, so entries never go stale; the

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BlobStore, PutResult } from '../ports.ts';
+import type { BlobStore, PutResult } from '../../domain/ports.ts';
 
 /** Files up to this size are read into memory and stored concurrently; larger ones stream. */
 const SMALL_FILE = 256 * 1024;

@@ -1,0 +1,40 @@
+import { ConflictError } from '../../domain/errors.ts';
+import type { Actor } from '../../domain/events.ts';
+import { decideExpireClient } from '../../domain/oauth-client/decide.ts';
+import { oauthClientCommands } from '../aggregates.ts';
+import type { CycleDeps } from '../command.ts';
+import type { CommandDeps } from '../deps.ts';
+
+/** How many candidates the expiry job reads from the read model at a time. */
+const EXPIRY_BATCH = 200;
+
+/**
+ * The expiry job: every OAuth client registration never used for a consent whose deadline
+ * (`unusedExpiresAt`, 24 h after registering) has come by `now` is ended with
+ * `ClientRegistrationExpired` (the projection then deletes its document). The read model
+ * only proposes candidates; each one is decided on its own stream, so a client used in the
+ * meantime is kept. Returns the expired client ids.
+ */
+export async function expireUnusedClients(deps: CycleDeps & Pick<CommandDeps, 'readModel'>, now: Date): Promise<string[]> {
+  const actor: Actor = { kind: 'system', name: 'oauth-client-expiry' };
+  const clients = oauthClientCommands(deps);
+  const expired: string[] = [];
+  for (;;) {
+    const batch = await deps.readModel.listExpiredUnusedOAuthClients(now.toISOString(), EXPIRY_BATCH);
+    let progressed = false;
+    for (const candidate of batch) {
+      try {
+        const { events } = await clients.handle(candidate.clientId, actor, (state) => decideExpireClient(state, now));
+        if (events.length > 0) {
+          expired.push(candidate.clientId);
+          progressed = true;
+        }
+      } catch (err) {
+        // A consent won the race twice: the client is in use now, leave it.
+        if (!(err instanceof ConflictError)) throw err;
+      }
+    }
+    // A full batch that expired nothing would come back the same: stop rather than spin.
+    if (batch.length < EXPIRY_BATCH || !progressed) return expired;
+  }
+}

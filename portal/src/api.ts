@@ -1,5 +1,5 @@
 /** The portal's only door to the service: the management API under `/api/*`. */
-import type { ApiKey, Connection, FileNode, Grant, Me, PublishResult, Revision, Site, SiteEvent, SiteList } from './types.ts';
+import type { ApiKey, Connection, FileNode, Grant, Me, PublishResult, Revision, RevisionDiff, ServiceStorage, Site, SiteEvent, SiteList, SiteStorage } from './types.ts';
 
 /** A failed call: HTTP status (0 when the server could not be reached) and the API's error code. */
 export class ApiError extends Error {
@@ -62,6 +62,22 @@ export const api = {
     `/api/sites/${enc(path)}/revisions/${encodeURIComponent(rev)}/file?path=${encodeURIComponent(file)}`,
   archiveUrl: (path: string, rev: string) => `/api/sites/${enc(path)}/revisions/${encodeURIComponent(rev)}/archive`,
   faviconUrl: (path: string) => `/api/sites/${enc(path)}/favicon`,
+  diff: (path: string, from: string, to: string, signal?: AbortSignal) =>
+    call<RevisionDiff>('GET', `/api/sites/${enc(path)}/revisions/${encodeURIComponent(from)}/diff/${encodeURIComponent(to)}`, { signal }),
+  siteStorage: (path: string, signal?: AbortSignal) => call<SiteStorage>('GET', `/api/sites/${enc(path)}/storage`, { signal }),
+  storage: (signal?: AbortSignal) => call<ServiceStorage>('GET', '/api/storage', { signal }),
+  /** A revision's file as text, for the line diff (the caller checks the size first). */
+  async fileText(path: string, rev: string, file: string, signal?: AbortSignal): Promise<string> {
+    let res: Response;
+    try {
+      res = await fetch(api.fileUrl(path, rev, file), { credentials: 'same-origin', signal });
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw new ApiError(0, 'network', 'The server could not be reached.');
+    }
+    if (!res.ok) throw await toError(res);
+    return res.text();
+  },
   events: (path: string, signal?: AbortSignal) =>
     call<{ events: SiteEvent[] }>('GET', `/api/sites/${enc(path)}/events`, { signal }),
   rollback: (path: string, revision: string) => call<Site>('POST', `/api/sites/${enc(path)}/rollback`, { body: { revision } }),

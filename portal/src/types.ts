@@ -55,3 +55,23 @@ export type Connection = {
 export type SiteEvent = { type: string; at: string; actor: unknown; data?: Record<string, unknown> };
 
 export type PublishResult = { url: string; group: string; slug: string; updated_at: string; revision: string; site: Site };
+
+/** `GET /api/sites/{path}/revisions/{a}/diff/{b}` (spec §12): `from`/`to` are resolved ids, lists sorted by path. */
+export type RevisionDiff = {
+  from: string;
+  to: string;
+  added: { path: string; size: number }[];
+  removed: { path: string; size: number }[];
+  changed: { path: string; size_before: number; size_after: number }[];
+  unchanged: number;
+  /** Added files plus the new sizes of changed files. */
+  bytes_added: number;
+  /** Removed files plus the old sizes of changed files. */
+  bytes_removed: number;
+};
+
+/** `GET /api/sites/{path}/storage`: every kept revision's logical size against what the shared store holds for them. */
+export type SiteStorage = { revisions: Revision[]; logical_bytes: number; stored_bytes: number };
+
+/** `GET /api/storage` (admins): the same for the whole service. */
+export type ServiceStorage = { sites: number; revisions: number; logical_bytes: number; stored_bytes: number };

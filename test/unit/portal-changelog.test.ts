@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { buildChangelog, describeMetaChange, groupByDay, labeller, publishesPerDay, revisionIso, revisionNumbers } from '../../portal/src/changelog.ts';
+import { dayHeading, formatPercent, formatRelative, formatSignedBytes, initials } from '../../portal/src/format.ts';
+import type { SiteEvent } from '../../portal/src/types.ts';
+
+const seed = { kind: 'key', id: 1, name: 'seed' };
+const admin = { kind: 'user', name: 'admin' };
+const rev = (id: string, files: number, size: number) => ({ id, manifest: `m-${id}`, files, size });
+const R1 = '20261120T090000.000000001Z';
+const R2 = '20261121T100000.000000002Z';
+const R3 = '20261122T110000.000000003Z';
+const meta = { title: 'Docs', hidden: false };
+
+/** A site's history: a new site, a publish with counts, an edit, a publish that drops R1 (no counts: an older event), a rollback. */
+const events: SiteEvent[] = [
+  { type: 'SitePublished', at: '2026-11-20T09:00:00Z', actor: seed, data: { created: true, revision: rev(R1, 3, 3_000), meta, filesAdded: 3, filesChanged: 0, filesRemoved: 0, bytesAdded: 3_000, bytesRemoved: 0 } },
+  { type: 'SiteArchived', at: '2026-11-21T10:00:00Z', actor: seed, data: { revisionId: R1 } },
+  { type: 'SitePublished', at: '2026-11-21T10:00:00Z', actor: seed, data: { created: false, revision: rev(R2, 4, 51_000), meta, filesAdded: 1, filesChanged: 2, filesRemoved: 0, bytesAdded: 50_000, bytesRemoved: 2_000 } },
+  { type: 'SitePatched', at: '2026-11-21T12:00:00Z', actor: admin, data: { meta: { title: 'Docs 2', tags: ['a'], hidden: true } } },
+  { type: 'SiteArchived', at: '2026-11-22T11:00:00Z', actor: seed, data: { revisionId: R2 } },
+  { type: 'SitePublished', at: '2026-11-22T11:00:00Z', actor: seed, data: { created: false, revision: rev(R3, 2, 1_000), meta } },
+  { type: 'RevisionDropped', at: '2026-11-22T11:00:00Z', actor: seed, data: { revisionId: R1, manifest: 'm' } },
+  { type: 'SiteRolledBack', at: '2026-11-22T11:30:00Z', actor: admin, data: { revisionId: R2, previousRevisionId: R3 } },
+];
+
+describe('portal changelog', () => {
+  it('numbers revisions by publish order; a rollback keeps the label of the revision it brings back', () => {
+    const numbers = revisionNumbers(events);
+    expect([...numbers]).toEqual([[R1, 1], [R2, 2], [R3, 3]]);
+    const label = labeller(numbers);
+    expect(label(R2)).toBe('v2');
+    // without the history (viewers): the revision's publish time, in the viewer's zone
+    expect(labeller(undefined)(R2)).toMatch(/^2026-11-2\d \d\d:00:00$/);
+    expect(revisionIso(R2)).toBe('2026-11-21T10:00:00.000Z');
+    expect(labeller(undefined)('not-an-id')).toBe('not-an-id');
+  });
+
+  it('reads the events as entries, newest first, with counts, size changes and dropped revisions', () => {
+    const log = buildChangelog(events);
+    expect(log.map((e) => e.kind)).toEqual(['rollback', 'publish', 'note', 'publish', 'publish']);
+    const [rollback, p3, edit, p2, p1] = log;
+    expect(p1).toMatchObject({ kind: 'publish', id: R1, created: true, fromId: undefined, counts: { added: 3, changed: 0, removed: 0 }, netBytes: 3_000 });
+    expect(p2).toMatchObject({ kind: 'publish', id: R2, fromId: R1, counts: { added: 1, changed: 2, removed: 0 }, netBytes: 48_000 });
+    // no counts in an older event: the totals are there, and the size change comes from the revision sizes
+    expect(p3).toMatchObject({ kind: 'publish', id: R3, fromId: R2, counts: undefined, files: 2, size: 1_000, netBytes: -50_000, dropped: [R1] });
+    expect(rollback).toMatchObject({ kind: 'rollback', id: R2, fromId: R3, netBytes: 50_000 });
+    expect(edit).toMatchObject({ kind: 'note', type: 'SitePatched' });
+    expect((edit as { text: string }).text).toBe('Edited metadata: changed title “Docs” → “Docs 2”; tags a; now hidden');
+  });
+
+  it('tells what an edit changed', () => {
+    expect(describeMetaChange({ title: 'A', hidden: false }, { title: 'A', hidden: false })).toBe('no visible change');
+    expect(describeMetaChange({ title: 'A', hidden: true, repo: 'x' }, { title: 'A', hidden: false })).toBe('changed repository removed; now listed');
+  });
+
+  it('a purge ends the live revision: the next publish is a new site again', () => {
+    const log = buildChangelog([
+      events[0],
+      { type: 'SitePurged', at: '2026-11-23T00:00:00Z', actor: admin, data: { revisions: [] } },
+      { type: 'SitePublished', at: '2026-11-24T00:00:00Z', actor: seed, data: { created: true, revision: rev(R3, 1, 10), meta } },
+    ]);
+    expect(log[0]).toMatchObject({ kind: 'publish', created: true, fromId: undefined, netBytes: 10 });
+    expect(log[1]).toMatchObject({ kind: 'note', type: 'SitePurged' });
+  });
+
+  it('groups by local day and counts publishes per day', () => {
+    const local = (d: number, h: number) => new Date(2026, 10, d, h).toISOString();
+    const groups = groupByDay([{ at: local(22, 23) }, { at: local(22, 1) }, { at: local(21, 12) }]);
+    expect(groups.map((g) => [g.day, g.entries.length])).toEqual([['2026-11-22', 2], ['2026-11-21', 1]]);
+    const now = new Date(2026, 10, 22, 18).getTime();
+    const perDay = publishesPerDay(
+      [
+        { type: 'SitePublished', at: local(22, 9), actor: seed },
+        { type: 'SitePublished', at: local(22, 10), actor: seed },
+        { type: 'SiteRolledBack', at: local(22, 11), actor: seed },
+        { type: 'SitePublished', at: local(20, 10), actor: seed },
+        { type: 'SitePublished', at: local(1, 10), actor: seed },
+      ],
+      7,
+      now,
+    );
+    expect(perDay).toHaveLength(7);
+    expect(perDay[6]).toEqual({ day: '2026-11-22', count: 2 });
+    expect(perDay[4]).toEqual({ day: '2026-11-20', count: 1 });
+    expect(perDay[0].day).toBe('2026-11-16');
+    expect(perDay.reduce((n, d) => n + d.count, 0)).toBe(3);
+  });
+});
+
+describe('portal time and size words', () => {
+  const now = new Date(2026, 10, 24, 15, 0, 0).getTime();
+  const at = (ms: number) => new Date(now + ms).toISOString();
+  it('says how long ago, or until, a moment is', () => {
+    expect(formatRelative(at(-10_000), now)).toBe('just now');
+    expect(formatRelative(at(-60_000), now)).toBe('1 minute ago');
+    expect(formatRelative(at(-5 * 60_000), now)).toBe('5 minutes ago');
+    expect(formatRelative(at(-3 * 3_600_000), now)).toBe('3 hours ago');
+    expect(formatRelative(new Date(2026, 10, 23, 9).toISOString(), now)).toBe('yesterday');
+    expect(formatRelative(new Date(2026, 10, 20, 9).toISOString(), now)).toBe('4 days ago');
+    expect(formatRelative(new Date(2026, 10, 27, 9).toISOString(), now)).toBe('in 3 days');
+    expect(formatRelative(at(2 * 3_600_000), now)).toBe('in 2 hours');
+    expect(formatRelative(new Date(2099, 0, 1, 12).toISOString(), now)).toBe('2099-01-01');
+    expect(formatRelative(undefined, now)).toBe('');
+  });
+  it('names days, signs sizes, makes initials and percentages', () => {
+    expect(dayHeading('2026-11-24', now)).toBe('Today');
+    expect(dayHeading('2026-11-23', now)).toBe('Yesterday');
+    expect(dayHeading('2026-11-17', now)).toBe('Tuesday 17 November 2026');
+    expect(formatSignedBytes(48_000)).toBe('+48 KB');
+    expect(formatSignedBytes(-1_200_000)).toBe('−1.2 MB');
+    expect(formatSignedBytes(0)).toBe('±0 B');
+    expect(initials('Docs Guide')).toBe('DG');
+    expect(initials('blog')).toBe('B');
+    expect(initials('  my-site 2026 ')).toBe('MS');
+    expect(initials('¡Hola!')).toBe('H');
+    expect(formatPercent(178, 240)).toBe('74%');
+    expect(formatPercent(1, 1000)).toBe('1%');
+    expect(formatPercent(999, 1000)).toBe('99%');
+    expect(formatPercent(5, 0)).toBe('0%');
+  });
+});

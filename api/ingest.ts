@@ -8,12 +8,10 @@ import { requireKey } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
 import { handlePublishRequestFor } from './publish-route.ts';
+import { parsePatch, parseRollback } from './requests.ts';
 import { addressParam, capture } from './site-path.ts';
 import { revisionJson, siteJson } from './site-json.ts';
-import { parseInput } from './schemas/parse.ts';
-import { SitePatch } from './schemas/patch.ts';
 import type { RevisionsResponse } from './schemas/revision.ts';
-import { RollbackBody } from './schemas/rollback.ts';
 
 /**
  * The ingest plane (spec §4): API keys only; every route checks the capability on the
@@ -40,7 +38,7 @@ export function ingestRouter(api: ApiContext): Router {
     const identity = await requireKey(api, ctx);
     const address = addressParam(capture(ctx, 0));
     authorize(identity, 'rollback', address);
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseInput(RollbackBody, await readJson(ctx))));
+    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
   });
 
   r.post(/^\/ingest\/sites\/(.+)\/restore$/, async (ctx) => {
@@ -58,7 +56,7 @@ export function ingestRouter(api: ApiContext): Router {
     const identity = await requireKey(api, ctx);
     const address = addressParam(capture(ctx, 0));
     authorize(identity, 'patch', address);
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parseInput(SitePatch, await readJson(ctx))));
+    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
   });
 
   r.delete(/^\/ingest\/sites\/(.+)$/, async (ctx) => {

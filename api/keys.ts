@@ -4,6 +4,7 @@ import { NotFoundError } from '../domain/errors.ts';
 import { requireAdmin } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { parseKeyInput } from './requests.ts';
 import { CreateKeyBody, type CreatedAPIKey, type KeysResponse } from './schemas/key.ts';
 import { KeyIdParam } from './schemas/params.ts';
 import { parseInput } from './schemas/parse.ts';
@@ -20,7 +21,7 @@ export function keysRouter(api: ApiContext): Router {
   r.post('/api/keys', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
     const body = parseInput(CreateKeyBody, await readJson(ctx));
-    const { key, token } = await issueKey(api.deps, identity.actor, body);
+    const { key, token } = await issueKey(api.deps, identity.actor, parseKeyInput(body));
     ctx.status = 201;
     ctx.body = { ...keyJson(key), key: token } satisfies CreatedAPIKey;
   });

@@ -13,18 +13,17 @@ import { buildTree } from '../projections/site-list.ts';
 import { requireAdmin, requireUser } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { parsePatch, parseRollback } from './requests.ts';
 import { streamRevisionZip } from './revision-zip.ts';
 import { addressParam, capture } from './site-path.ts';
 import { parseSiteQuery } from './site-query.ts';
 import { mountOpenApi } from './openapi/route.ts';
 import { FileQuery } from './schemas/params.ts';
-import { parseInput, parseQuery } from './schemas/parse.ts';
-import { SitePatch } from './schemas/patch.ts';
+import { parseQuery } from './schemas/parse.ts';
 import type { EventsResponse } from './schemas/events.ts';
 import type { FileNode } from './schemas/file-tree.ts';
 import type { Me } from './schemas/me.ts';
 import type { RevisionsResponse } from './schemas/revision.ts';
-import { RollbackBody } from './schemas/rollback.ts';
 import type { SitesResponse, TrashResponse } from './schemas/site.ts';
 import { inertPublisherBytes } from './security-headers.ts';
 import { revisionJson, siteJson } from './site-json.ts';
@@ -146,7 +145,7 @@ export function managementRouter(api: ApiContext): Router {
   r.post(route('/rollback'), async (ctx) => {
     const identity = await requireAdmin(api, ctx);
     const address = addressParam(capture(ctx, 0));
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseInput(RollbackBody, await readJson(ctx))));
+    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
   });
 
   r.get(route(''), async (ctx) => {
@@ -156,7 +155,7 @@ export function managementRouter(api: ApiContext): Router {
   r.patch(route(''), async (ctx) => {
     const identity = await requireAdmin(api, ctx);
     const address = addressParam(capture(ctx, 0));
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parseInput(SitePatch, await readJson(ctx))));
+    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
   });
   r.delete(route(''), async (ctx) => {
     const identity = await requireAdmin(api, ctx);

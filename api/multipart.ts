@@ -7,12 +7,11 @@ import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Identity } from '../domain/auth.ts';
 import type { IncomingFile, PublishOutcome, PublishTarget } from '../app/publish/publish.ts';
-import { preparePublish, publishFiles } from '../app/publish/publish.ts';
+import { publishFiles } from '../app/publish/publish.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import { youngGarbageHint } from '../host/gc-hint.ts';
 import type { ApiContext } from './context.ts';
-import { parseInput } from './schemas/parse.ts';
-import { PublishMeta } from './schemas/publish.ts';
+import { preparePublish } from './requests.ts';
 
 const MAX_META_BYTES = 64 * 1024;
 /** Stream buffers of the upload: fewer pause/resume rounds than Node's 16 KiB default. */
@@ -119,7 +118,6 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
       if (info.valueTruncated) return fail(new TooLargeError('meta is too large'));
       if (target) return fail(new ValidationError('meta was sent twice'));
       try {
-        checkMeta(value);
         target = preparePublish(identity, value);
       } catch (err) {
         return fail(err);
@@ -188,17 +186,6 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
     ctx.req.on('aborted', () => fail(new ValidationError('the upload was aborted')));
     ctx.req.pipe(counter).pipe(bb);
   });
-}
-
-/** The `meta` part's shape, checked with its schema before the domain reads it (spec §4). */
-function checkMeta(text: string): void {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new ValidationError('meta is not valid JSON');
-  }
-  parseInput(PublishMeta, raw, { name: 'meta', prefix: 'meta' });
 }
 
 async function* single(path: string, content: Readable): AsyncGenerator<IncomingFile> {

@@ -1,14 +1,14 @@
 import type { Readable } from 'node:stream';
 import mime from 'mime-types';
-import { authorize, type Identity } from '../../domain/auth.ts';
+import type { Identity } from '../../domain/auth.ts';
 import { DomainError, ValidationError } from '../../domain/errors.ts';
 import type { RevisionInfo } from '../../domain/events.ts';
 import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } from '../../domain/favicon.ts';
 import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type ManifestEntry } from '../../domain/manifest.ts';
-import { fullPath, siteAddress, type SiteAddress } from '../../domain/paths.ts';
+import { fullPath, type SiteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
 import { decideSite, needsNewSiteId } from '../../domain/site/decide.ts';
-import { parseMetaFields, type MetaInput } from '../../domain/site/meta.ts';
+import type { MetaInput } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { siteCommands } from '../aggregates.ts';
 import type { CommandDeps } from '../deps.ts';
@@ -16,27 +16,9 @@ import { allocateId } from '../ids.ts';
 import { collectDropped, deleteUnreferenced } from '../jobs/gc.ts';
 import { storeFiles } from './store-files.ts';
 
+/** Where to publish and with which metadata: parsed from the request by api/requests.ts, `publish` checked. */
 export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
 export type IncomingFile = { readonly path: string; readonly content: Readable | AsyncIterable<Uint8Array> };
-
-/** Parses the publish `meta` JSON part (spec §4) into a target, and checks `publish` on it. */
-export function preparePublish(identity: Identity, metaText: string): PublishTarget {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(metaText);
-  } catch {
-    throw new ValidationError('meta is not valid JSON');
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ValidationError('meta must be a JSON object');
-  const fields = raw as Record<string, unknown>;
-  const group = fields.group ?? '';
-  if (typeof group !== 'string') throw new ValidationError('meta.group must be a string');
-  if (typeof fields.slug !== 'string' || fields.slug === '') throw new ValidationError('meta.slug is required');
-  const address = siteAddress(group, fields.slug);
-  const meta = parseMetaFields(fields, false) as MetaInput;
-  authorize(identity, 'publish', address);
-  return { address, meta };
-}
 
 export type PublishOutcome = { readonly site: SiteDoc; readonly revision: RevisionInfo };
 

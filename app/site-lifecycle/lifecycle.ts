@@ -1,10 +1,8 @@
 import { authorize, type Identity } from '../../domain/auth.ts';
-import { ValidationError } from '../../domain/errors.ts';
 import type { Actor, SiteEvent } from '../../domain/events.ts';
 import { fullPath, type SiteAddress } from '../../domain/paths.ts';
-import { isRevisionId } from '../../domain/revision-id.ts';
 import { decideSite, type SiteCommand } from '../../domain/site/decide.ts';
-import { parseMetaFields, type MetaPatch } from '../../domain/site/meta.ts';
+import type { MetaPatch } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { siteCommands } from '../aggregates.ts';
 import type { CommandDeps } from '../deps.ts';
@@ -37,36 +35,15 @@ export async function purgeSite(deps: CommandDeps, identity: Identity | { actor:
   }
 }
 
-export function parsePatch(body: unknown): MetaPatch {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object');
-  const allowed = new Set(['title', 'description', 'date', 'tags', 'repo', 'preview', 'hidden']);
-  for (const key of Object.keys(body)) {
-    if (!allowed.has(key)) throw new ValidationError(`unknown field ${JSON.stringify(key)}`);
-  }
-  return parseMetaFields(body as Record<string, unknown>, true);
-}
-
-export async function patchSite(deps: CommandDeps, identity: Identity, address: SiteAddress, body: unknown): Promise<SiteDoc> {
+export async function patchSite(deps: CommandDeps, identity: Identity, address: SiteAddress, patch: MetaPatch): Promise<SiteDoc> {
   authorize(identity, 'patch', address);
-  const patch = parsePatch(body);
   const { site } = await runSiteCommand(deps, identity.actor, address, { type: 'PatchSite', address, patch });
   return site!;
 }
 
-export function parseRollbackBody(body: unknown): string | undefined {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('the body must be a JSON object');
-  const revision = (body as Record<string, unknown>).revision;
-  if (revision === undefined || revision === null) return undefined;
-  if (typeof revision !== 'string' || (revision !== 'current' && !isRevisionId(revision))) {
-    throw new ValidationError('revision must be a revision id (YYYYMMDDTHHMMSS.nnnnnnnnnZ) or "current"');
-  }
-  return revision;
-}
-
-export async function rollbackSite(deps: CommandDeps, identity: Identity, address: SiteAddress, body: unknown): Promise<SiteDoc> {
+/** `revision`: an archived revision id, `current` (nothing to do), or undefined for the most recently archived one. */
+export async function rollbackSite(deps: CommandDeps, identity: Identity, address: SiteAddress, revision: string | undefined): Promise<SiteDoc> {
   authorize(identity, 'rollback', address);
-  const revision = parseRollbackBody(body);
   const { site } = await runSiteCommand(deps, identity.actor, address, { type: 'RollbackSite', address, revision, versioning: deps.versioning });
   return site!;
 }

@@ -1,5 +1,6 @@
 import { issueKey, revokeKey } from '../../app/keys/keys.ts';
 import { CAPABILITIES, describeGrant } from '../../domain/grants.ts';
+import { parseKeyInput } from '../../api/requests.ts';
 import { keyJson } from '../../api/site-json.ts';
 import { ConfigError, parseDuration } from '../config.ts';
 import type { Service } from '../service.ts';
@@ -42,7 +43,7 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
       const grants = [...grantsFrom(parsed.flags.get('grant') ?? [], 'group'), ...grantsFrom(parsed.flags.get('grant-site') ?? [], 'site')];
       const service = await open();
       try {
-        const { key, token } = await issueKey(service.deps, CLI_ACTOR, { name, admin: parsed.flags.has('admin'), grants, expires_at: expires });
+        const { key, token } = await issueKey(service.deps, CLI_ACTOR, parseKeyInput({ name, admin: parsed.flags.has('admin'), grants, expires_at: expires }));
         if (parsed.flags.has('json')) console.log(JSON.stringify({ ...keyJson(key), key: token }, null, 2));
         else {
           console.log(`created key ${key.id} (${key.name})${key.admin ? ' admin' : ''}; the token is shown once:`);

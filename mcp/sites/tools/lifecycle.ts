@@ -6,6 +6,7 @@ import { revisionsOf } from '../../../app/queries/sites.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
 import { fullPath, parseSitePath } from '../../../domain/paths.ts';
 import type { ApiContext } from '../../../api/context.ts';
+import { parseRollback } from '../../../api/requests.ts';
 import { revisionJson, siteJson } from '../../../api/site-json.ts';
 import { guard, jsonResult } from './result.ts';
 
@@ -94,7 +95,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
         const address = parseSitePath(site);
         authorize(identity, 'rollback', address);
         const body = revision === undefined ? undefined : { revision };
-        return jsonResult(siteJson(api, await rollbackSite(api.deps, identity, address, body)));
+        return jsonResult(siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(body))));
       }),
   );
 }

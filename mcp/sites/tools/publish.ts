@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { authorize, type Identity } from '../../../domain/auth.ts';
-import { preparePublish, publishFiles } from '../../../app/publish/publish.ts';
+import { publishFiles } from '../../../app/publish/publish.ts';
 import { patchSite } from '../../../app/site-lifecycle/lifecycle.ts';
 import { parseSitePath } from '../../../domain/paths.ts';
 import type { ApiContext } from '../../../api/context.ts';
+import { preparePublish, parsePatch } from '../../../api/requests.ts';
 import { siteJson } from '../../../api/site-json.ts';
 import { toolFiles } from './files.ts';
 import { guard, jsonResult } from './result.ts';
@@ -81,7 +82,7 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
         const { site, ...patch } = args;
         const address = parseSitePath(site);
         authorize(identity, 'patch', address);
-        return jsonResult(siteJson(api, await patchSite(api.deps, identity, address, patch)));
+        return jsonResult(siteJson(api, await patchSite(api.deps, identity, address, parsePatch(patch))));
       }),
   );
 }

@@ -2,7 +2,7 @@
 import './styles.css';
 import { api, describeError, ApiError } from './api.ts';
 import { h, replace } from './dom.ts';
-import { parseRoute, startRouter } from './router.ts';
+import { parseRoute, startRouter, type Route } from './router.ts';
 import { toastRegion } from './dialog.ts';
 import type { Me } from './types.ts';
 import { renderSites } from './views/sites.ts';
@@ -10,14 +10,20 @@ import { renderSite } from './views/site.ts';
 import { renderTrash } from './views/trash.ts';
 import { renderKeys } from './views/keys.ts';
 import { renderConnections } from './views/connections.ts';
+import { renderServiceStorage } from './views/storage.ts';
 
-/** What every view receives: the user, its container, and a signal aborted when the view is left. */
-export type ViewContext = { me: Me; main: HTMLElement; signal: AbortSignal };
+/**
+ * What every view receives: the user, its container, a signal aborted when the view is left,
+ * and `stay`: a view that can show a new URL itself (another tab, a diff) registers a handler
+ * that returns true when it took the route, so the page is not drawn anew.
+ */
+export type ViewContext = { me: Me; main: HTMLElement; signal: AbortSignal; stay: (handler: (r: Route) => boolean) => void };
 
 const main = document.getElementById('main') as HTMLElement;
 const topbar = document.getElementById('topbar') as HTMLElement;
 let current: AbortController | undefined;
 let lastPath = '';
+let inPlace: ((r: Route) => boolean) | undefined;
 
 function drawTopbar(me: Me | undefined): void {
   const route = parseRoute(location.pathname);
@@ -32,6 +38,7 @@ function drawTopbar(me: Me | undefined): void {
         { 'aria-label': 'Main' },
         link('/', 'Sites', route.name === 'sites' || route.name === 'site'),
         me.is_admin && link('/trash', 'Trash', route.name === 'trash'),
+        me.is_admin && link('/storage', 'Storage', route.name === 'storage'),
         me.is_admin && link('/keys', 'API Keys', route.name === 'keys'),
         me.is_admin && me.mcp_enabled && link('/connections', 'Connections', route.name === 'connections'),
       ),
@@ -46,10 +53,13 @@ function drawTopbar(me: Me | undefined): void {
 }
 
 async function route(me: Me): Promise<void> {
+  const r = parseRoute(location.pathname);
+  if (inPlace?.(r)) return;
+  inPlace = undefined;
   current?.abort();
   current = new AbortController();
-  const ctx: ViewContext = { me, main, signal: current.signal };
-  const r = parseRoute(location.pathname);
+  const signal = current.signal;
+  const ctx: ViewContext = { me, main, signal, stay: (handler) => (inPlace = (next) => !signal.aborted && handler(next)) };
   drawTopbar(me);
   if (location.pathname !== lastPath) {
     lastPath = location.pathname;
@@ -67,6 +77,8 @@ async function route(me: Me): Promise<void> {
         return await renderKeys(ctx);
       case 'connections':
         return await renderConnections(ctx);
+      case 'storage':
+        return await renderServiceStorage(ctx);
       case 'notfound':
         document.title = 'Not found · Sites';
         replace(main, h('h1', null, 'Page not found'), h('p', null, 'There is no such page. ', h('a', { href: '/' }, 'Back to all sites')));

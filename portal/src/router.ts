@@ -6,6 +6,7 @@ export type Route =
   | { name: 'trash' }
   | { name: 'keys' }
   | { name: 'connections' }
+  | { name: 'storage' }
   | { name: 'notfound' };
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
@@ -16,6 +17,7 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 1 && parts[0] === 'trash') return { name: 'trash' };
   if (parts.length === 1 && parts[0] === 'keys') return { name: 'keys' };
   if (parts.length === 1 && parts[0] === 'connections') return { name: 'connections' };
+  if (parts.length === 1 && parts[0] === 'storage') return { name: 'storage' };
   if (parts[0] === 'sites' && parts.length >= 2 && parts.length <= 4 && parts.slice(1).every((p) => LABEL.test(p))) {
     return { name: 'site', path: parts.slice(1).join('/') };
   }

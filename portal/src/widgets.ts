@@ -37,7 +37,7 @@ export function revTag(id: string, label: string, opts: { live?: boolean } = {})
 /** The full revision id, selectable, with a copy button. */
 export function revId(id: string): HTMLElement {
   const code = h('code', null, id);
-  return h('span', { class: 'rev-id' }, code, copyButton(id, `revision id ${id}`, () => code));
+  return h('span', { class: 'rev-id' }, code, copyButton(id, `id ${id}`, () => code));
 }
 
 /**
@@ -65,7 +65,8 @@ export function changeSummary(c: { counts?: Counts; netBytes?: number; files?: n
     parts.push(document.createTextNode(plural(c.files, 'file')));
     if (c.size !== undefined) parts.push(document.createTextNode(`, ${formatBytes(c.size)}`));
   }
-  if (c.netBytes !== undefined) {
+  // a new site without counts: its size already says how much it added
+  if (c.netBytes !== undefined && !(c.counts === undefined && c.netBytes === c.size)) {
     if (parts.length) parts.push(document.createTextNode(', '));
     parts.push(h('span', { class: `bytes ${c.netBytes > 0 ? 'grow' : c.netBytes < 0 ? 'shrink' : ''}`, title: 'Change in size' }, formatSignedBytes(c.netBytes)));
   }

@@ -1,30 +1,37 @@
-/** The Files tab: revision selector, collapsible file tree, preview, downloads, rollback. */
+/** The Files tab: revision selector, collapsible file tree, preview, downloads, rollback, compare. */
 import { api, describeError } from '../api.ts';
+import { IMAGE_EXT, TEXT_EXT } from '../diff-model.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { formatBytes, formatTime, plural, sitePath } from '../format.ts';
 import { setQuery } from '../router.ts';
-import type { ViewContext } from '../main.ts';
-import type { FileNode, Revision, Site } from '../types.ts';
+import type { FileNode, Revision } from '../types.ts';
+import { revId } from '../widgets.ts';
 import { rollbackTo } from './site-actions.ts';
+import type { TabContext } from './site.ts';
 
-type FilesContext = ViewContext & { panel: HTMLElement; site: Site; reload: () => void };
-
-const TEXT_EXT = /\.(html?|css|m?js|json|txt|md|xml|svg|csv|ya?ml|toml|map|ts|tsx|jsx|webmanifest|ini|log|sh|py|rb|go|rs)$/i;
-const IMAGE_EXT = /\.(png|jpe?g|gif|webp|avif|ico|bmp|svg)$/i;
 const MAX_TEXT_PREVIEW = 256 * 1024;
 
-function revisionLabel(r: Revision): string {
-  const when = formatTime(r.created_at);
-  return `${r.current ? 'Current' : r.id} · ${when} · ${formatBytes(r.size)} · ${plural(r.files, 'file')}`;
+/** "Current · v3 · 2026-11-24 10:15 · 48 KB · 4 files": the label leads, the time only when the label is not already the time. */
+export function revisionOption(r: Revision, label: string): string {
+  const time = formatTime(r.created_at);
+  const name = label.startsWith(time) ? label : `${label} · ${time}`;
+  return `${r.current ? 'Current · ' : ''}${name} · ${formatBytes(r.size)} · ${plural(r.files, 'file')}`;
 }
 
-export async function renderFilesTab(ctx: FilesContext): Promise<void> {
+/** The portal URL of the Compare tab for two revisions. */
+export function compareHref(site: { group: string; slug: string }, from: string, to: string): string {
+  return `/sites/${sitePath(site)}?tab=compare&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+}
+
+export async function renderFilesTab(ctx: TabContext): Promise<void> {
   const { panel, site, me, signal } = ctx;
   const path = sitePath(site);
   replace(panel, stateLine('Loading revisions…'));
   let revisions: Revision[];
+  let label: (id: string) => string;
   try {
-    revisions = (await api.revisions(path, signal)).revisions;
+    [revisions, label] = await Promise.all([ctx.data.revisions(), ctx.data.label()]);
+    if (signal.aborted) return;
   } catch (err) {
     if ((err as Error).name === 'AbortError') return;
     replace(panel, h('p', { class: 'state error', role: 'alert' }, describeError(err)));
@@ -37,12 +44,14 @@ export async function renderFilesTab(ctx: FilesContext): Promise<void> {
   const revSelect = h(
     'select',
     { id: 'revision-select' },
-    revisions.map((r) => h('option', { value: r.id, selected: r === rev }, revisionLabel(r))),
+    revisions.map((r) => h('option', { value: r.id, selected: r === rev }, revisionOption(r, label(r.id)))),
   );
+  const idBox = h('p', { class: 'rev-line muted small' });
+  const compareLink = h('a', { class: 'button' }, 'Compare');
   const zipLink = h('a', { class: 'button', download: '' }, 'Download .zip');
   const rollbackBtn = h('button', { type: 'button', class: 'danger' }, 'Make this revision live');
   rollbackBtn.addEventListener('click', () =>
-    void rollbackTo(site, rev, liveRev, () => {
+    void rollbackTo(site, rev, liveRev, label, () => {
       setQuery({ rev: '', file: '' });
       ctx.reload();
     }),
@@ -112,6 +121,14 @@ export async function renderFilesTab(ctx: FilesContext): Promise<void> {
     zipLink.setAttribute('href', api.archiveUrl(path, revParam()));
     zipLink.setAttribute('download', `${path.replaceAll('/', '-')}-${rev.current ? 'current' : rev.id}.zip`);
     rollbackBtn.hidden = !me.is_admin || rev.current;
+    replace(idBox, 'Revision id ', revId(rev.id));
+    // The live revision against the one before it; an older one against what is live now.
+    const other = rev.current ? revisions.find((r) => !r.current) : liveRev;
+    compareLink.hidden = !other;
+    if (other) {
+      compareLink.setAttribute('href', rev.current ? compareHref(site, other.id, rev.id) : compareHref(site, rev.id, other.id));
+      compareLink.textContent = rev.current ? `Compare with ${label(other.id)}` : 'Compare with current';
+    }
     replace(treeBox, stateLine('Loading files…'));
     replace(preview, stateLine('Choose a file to preview it.'));
     try {
@@ -151,9 +168,12 @@ export async function renderFilesTab(ctx: FilesContext): Promise<void> {
       'div',
       { class: 'files-toolbar' },
       h('p', { class: 'field' }, h('label', { for: 'revision-select' }, 'Revision'), revSelect),
-      h('div', { class: 'actions' }, zipLink, rollbackBtn),
+      h('div', { class: 'actions' }, zipLink, compareLink, rollbackBtn),
     ),
-    revisions.length === 1 ? h('p', { class: 'muted small' }, 'Only the current revision is kept for this site.') : null,
+    idBox,
+    revisions.length === 1
+      ? h('p', { class: 'muted small' }, me.versioning_enabled ? 'Only the current revision is kept so far: each new publish keeps the one it replaces.' : 'Only the current revision is kept: versioning is off on this service.')
+      : null,
     h('div', { class: 'files-layout' }, treeBox, preview),
   );
   await loadTree();

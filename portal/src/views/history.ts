@@ -1,20 +1,20 @@
-/** The History tab (admins): the site's audit trail, who did what and when. */
-import { api, describeError } from '../api.ts';
+/**
+ * The History tab (admins): the site's audit trail read as a changelog, newest first and
+ * grouped by day. Each publish or rollback says who, when, and what changed; a click opens
+ * the diff of that change (`?tab=history&diff=A..B`).
+ */
+import { describeError } from '../api.ts';
+import { buildChangelog, groupByDay, type ChangelogEntry } from '../changelog.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatBytes, formatTime, plural, sitePath } from '../format.ts';
-import type { ViewContext } from '../main.ts';
-import type { Site, SiteEvent } from '../types.ts';
+import { dayHeading, sitePath } from '../format.ts';
+import type { Revision, Site, SiteEvent } from '../types.ts';
+import { changeSummary, revId, revTag, when } from '../widgets.ts';
+import { renderDiff } from './diff.ts';
+import { compareHref } from './files.ts';
+import type { TabContext } from './site.ts';
 
-const WORDS: Record<string, string> = {
-  SitePublished: 'Published',
-  SiteArchived: 'Archived the live revision',
-  SiteRolledBack: 'Rolled back',
-  SiteQuarantined: 'Unpublished (moved to Trash)',
-  SiteRestored: 'Restored from Trash',
-  SitePurged: 'Purged',
-  SitePatched: 'Edited metadata',
-  RevisionDropped: 'Dropped an old revision',
-};
+/** Entries drawn at first; "Show older changes" adds more (a busy site has thousands). */
+const PAGE = 100;
 
 /** Actors are `{kind, name, id?}` in event metadata; older or other shapes are shown as given. */
 export function describeActor(actor: unknown): string {
@@ -23,76 +23,169 @@ export function describeActor(actor: unknown): string {
     const a = actor as { kind?: string; name?: string; id?: unknown; user?: string };
     switch (a.kind) {
       case 'user':
-        return `${a.name} (user)`;
+        return `${a.name}`;
       case 'key':
-        return `key #${a.id} “${a.name}”`;
+        return `key “${a.name}” (#${a.id})`;
       case 'connection':
-        return `MCP connection ${a.name}${a.user ? ` approved by ${a.user}` : ''}`;
+        return `MCP client ${a.name}${a.user ? `, approved by ${a.user}` : ''}`;
       case 'system':
-        return `system (${a.name})`;
+        return `the service (${a.name})`;
     }
     return JSON.stringify(actor);
   }
   return 'unknown';
 }
 
-function details(e: SiteEvent): string {
-  const d = e.data ?? {};
-  const rev = (k: string) => (typeof d[k] === 'string' ? String(d[k]) : undefined);
-  switch (e.type) {
-    case 'SitePublished': {
-      const r = (d.revision ?? {}) as { id?: string; files?: number; size?: number };
-      return [d.created === true && 'new site', r.id && `revision ${r.id}`, typeof r.files === 'number' && plural(r.files, 'file'), typeof r.size === 'number' && formatBytes(r.size)]
-        .filter(Boolean)
-        .join(', ');
-    }
-    case 'SitePatched': {
-      const m = (d.meta ?? {}) as { title?: string; hidden?: boolean };
-      return [m.title && `title “${m.title}”`, m.hidden && 'hidden'].filter(Boolean).join(', ');
-    }
-    case 'SiteRolledBack':
-      return `to ${rev('revisionId')}${rev('previousRevisionId') ? ` (was ${rev('previousRevisionId')})` : ''}`;
-    case 'SiteArchived':
-    case 'RevisionDropped':
-      return rev('revisionId') ?? '';
-    default:
-      return '';
+const historyHref = (site: Site, diff?: string) => `/sites/${sitePath(site)}?tab=history${diff ? `&diff=${encodeURIComponent(diff)}` : ''}`;
+const filesHref = (site: Site, rev: string) => `/sites/${sitePath(site)}?rev=${encodeURIComponent(rev)}`;
+
+type Known = { label: (id: string) => string; kept: Set<string>; live?: string };
+
+/** Where a click on an entry leads: its diff when both revisions are still kept, the files of a first publish. */
+function target(e: ChangelogEntry, site: Site, k: Known): { href: string; text: string } | { missing: string } | undefined {
+  if (e.kind === 'note') return undefined;
+  if (e.fromId === undefined) return k.kept.has(e.id) ? { href: filesHref(site, e.id), text: 'Browse its files' } : { missing: `${k.label(e.id)} is no longer kept` };
+  const gone = [e.fromId, e.id].filter((id) => !k.kept.has(id));
+  if (gone.length) return { missing: `${gone.map(k.label).join(' and ')} ${gone.length === 1 ? 'is' : 'are'} no longer kept, so this change cannot be shown` };
+  return { href: historyHref(site, `${e.fromId}..${e.id}`), text: 'See what changed' };
+}
+
+function headline(e: ChangelogEntry, k: Known): (Node | string)[] {
+  switch (e.kind) {
+    case 'publish':
+      return [revTag(e.id, k.label(e.id), { live: e.id === k.live }), e.created ? ' Published, a new site' : ' Published'];
+    case 'rollback':
+      return [revTag(e.id, k.label(e.id), { live: e.id === k.live }), ` Live again: rolled back from ${k.label(e.fromId)}`];
+    case 'note':
+      return [e.revisionId ? revTag(e.revisionId, k.label(e.revisionId)) : '', e.revisionId ? ` ${e.text}` : e.text];
   }
 }
 
-export async function renderHistoryTab(ctx: ViewContext & { panel: HTMLElement; site: Site }): Promise<void> {
+function entryItem(e: ChangelogEntry, site: Site, k: Known): HTMLElement {
+  const to = target(e, site, k);
+  const head = h('span', { class: 'entry-title' }, headline(e, k));
+  const li = h(
+    'li',
+    { class: `entry ${e.kind}${to && 'href' in to ? ' has-link' : ''}`, 'data-type': e.kind === 'note' ? e.type : e.kind === 'publish' ? 'SitePublished' : 'SiteRolledBack', 'data-rev': e.kind === 'note' ? null : e.id },
+    h(
+      'div',
+      { class: 'entry-head' },
+      to && 'href' in to ? h('a', { class: 'entry-link', href: to.href }, head) : head,
+      e.kind !== 'note' && e.id === k.live ? h('span', { class: 'badge ok' }, 'Live now') : null,
+      h('span', { class: 'entry-when' }, when(e.at)),
+    ),
+    h(
+      'p',
+      { class: 'entry-meta' },
+      h('span', { class: 'who' }, 'by ', describeActor(e.actor)),
+      e.kind === 'note' ? null : [' · ', changeSummary(e)],
+    ),
+    e.kind === 'publish' && e.dropped.length
+      ? h('p', { class: 'entry-note muted small' }, `No longer kept after this publish: ${e.dropped.map(k.label).join(', ')}`)
+      : null,
+    to && 'missing' in to ? h('p', { class: 'entry-note muted small' }, to.missing) : null,
+    e.kind === 'note' ? null : h('p', { class: 'entry-id muted small' }, revId(e.id)),
+  );
+  // The whole entry opens its change, not only the title (buttons and selected text excepted).
+  if (to && 'href' in to) {
+    li.addEventListener('click', (ev) => {
+      const t = ev.target as Element;
+      if (t.closest('a, button') || getSelection()?.toString()) return;
+      (li.querySelector('a.entry-link') as HTMLAnchorElement).click();
+    });
+  }
+  return li;
+}
+
+export async function renderHistoryTab(ctx: TabContext): Promise<void> {
   const { panel, site, signal } = ctx;
   replace(panel, stateLine('Loading history…'));
   let events: SiteEvent[];
+  let revisions: Revision[];
+  let label: (id: string) => string;
   try {
-    events = (await api.events(sitePath(site), signal)).events;
+    [events, revisions, label] = await Promise.all([ctx.data.events().then((e) => e ?? []), ctx.data.revisions(), ctx.data.label()]);
   } catch (err) {
     if ((err as Error).name === 'AbortError') return;
     replace(panel, h('p', { class: 'state error', role: 'alert' }, describeError(err)));
     return;
   }
-  if (events.length === 0) {
-    replace(panel, stateLine('No events recorded for this site.'));
+  if (signal.aborted) return;
+  const known: Known = { label, kept: new Set(revisions.map((r) => r.id)), live: revisions.find((r) => r.current)?.id };
+  const entries = buildChangelog(events);
+  const diff = new URLSearchParams(location.search).get('diff');
+  if (diff) return renderChange(ctx, diff, entries, known);
+  if (entries.length === 0) {
+    replace(panel, stateLine('Nothing has been recorded for this site yet.'));
     return;
   }
+
+  const list = h('div', { class: 'changelog' });
+  let shown = 0;
+  const more = h('button', { type: 'button', class: 'more' }, 'Show older changes');
+  const drawMore = () => {
+    const next = entries.slice(shown, shown + PAGE);
+    shown += next.length;
+    for (const g of groupByDay(next)) {
+      // a day split across two pages continues under the same heading
+      const last = list.lastElementChild as HTMLElement | null;
+      const ol = last?.dataset.day === g.day ? (last.querySelector('ol') as HTMLElement) : undefined;
+      if (ol) ol.append(...g.entries.map((e) => entryItem(e, site, known)));
+      else
+        list.append(
+          h(
+            'section',
+            { class: 'day', 'data-day': g.day, 'aria-label': dayHeading(g.day) },
+            h('h3', null, dayHeading(g.day), h('span', { class: 'muted' }, ` ${g.day}`)),
+            h('ol', null, g.entries.map((e) => entryItem(e, site, known))),
+          ),
+        );
+    }
+    more.hidden = shown >= entries.length;
+  };
+  more.addEventListener('click', drawMore);
+  const publishes = entries.filter((e) => e.kind === 'publish').length;
   replace(
     panel,
+    h('p', { class: 'muted small history-intro' }, `${publishes === 1 ? '1 publish' : `${publishes.toLocaleString('en')} publishes`} recorded, newest first. Select a change to see which files it added, changed or removed.`),
+    list,
+    more,
+  );
+  drawMore();
+}
+
+/** One change: who made it and when, then its diff against the revision it replaced. */
+function renderChange(ctx: TabContext, diff: string, entries: ChangelogEntry[], k: Known): void {
+  const { panel, site, signal } = ctx;
+  const [from, to] = diff.split('..');
+  const back = h('a', { class: 'back', href: historyHref(site) }, '← All changes');
+  if (!from || !to) {
+    replace(panel, back, h('p', { class: 'state error', role: 'alert' }, `“${diff}” names no change: it should be two revision ids joined by two dots.`));
+    return;
+  }
+  const entry = entries.find((e): e is Exclude<ChangelogEntry, { kind: 'note' }> => e.kind !== 'note' && e.id === to && e.fromId === from);
+  const box = h('div', { class: 'diff', 'aria-live': 'polite' });
+  replace(
+    panel,
+    back,
     h(
       'div',
-      { class: 'table-wrap' },
+      { class: 'change-head' },
+      entry
+        ? [
+            h('h2', null, headline(entry, k), ' ', h('span', { class: 'muted entry-when' }, when(entry.at))),
+            h('p', { class: 'entry-meta' }, h('span', { class: 'who' }, 'by ', describeActor(entry.actor)), ' · ', changeSummary(entry)),
+          ]
+        : h('h2', null, `What changed from ${k.label(from)} to ${k.label(to)}`),
       h(
-        'table',
-        { class: 'history-table' },
-        h('caption', { class: 'sr-only' }, 'Site history, newest first'),
-        h('thead', null, h('tr', null, ['When', 'What', 'Who', 'Details'].map((c) => h('th', { scope: 'col' }, c)))),
-        h(
-          'tbody',
-          null,
-          [...events].reverse().map((e) =>
-            h('tr', { 'data-type': e.type }, h('td', { class: 'nowrap' }, h('time', { datetime: e.at }, formatTime(e.at, { seconds: true }))), h('td', null, WORDS[e.type] ?? e.type), h('td', null, describeActor(e.actor)), h('td', { class: 'mono' }, details(e))),
-          ),
-        ),
+        'p',
+        { class: 'muted small' },
+        `Compared with ${k.label(from)}, the revision it replaced. `,
+        h('a', { href: compareHref(site, from, to) }, 'Compare with another revision'),
       ),
+      h('p', { class: 'entry-id muted small' }, revId(to)),
     ),
+    box,
   );
+  void renderDiff(box, { site, from, to, label: k.label, signal });
 }

@@ -59,19 +59,19 @@ export async function unpublishSite(site: Site): Promise<void> {
   }
 }
 
-export async function rollbackTo(site: Site, rev: Revision, current: Revision | undefined, onDone: () => void): Promise<void> {
+export async function rollbackTo(site: Site, rev: Revision, current: Revision | undefined, label: (id: string) => string, onDone: () => void): Promise<void> {
   const ok = await confirmDialog({
-    title: 'Make this revision live?',
+    title: `Make ${label(rev.id)} live?`,
     body: [
-      h('p', null, 'Revision ', h('code', null, rev.id), ` (${formatTime(rev.created_at)}, ${formatBytes(rev.size)}) replaces the live content of `, h('code', null, sitePath(site)), '.'),
-      current && h('p', null, 'The current revision ', h('code', null, current.id), ' is archived, so this can be undone.'),
+      h('p', null, `Revision ${label(rev.id)} (`, h('code', null, rev.id), `, ${formatTime(rev.created_at)}, ${formatBytes(rev.size)}) replaces the live content of `, h('code', null, sitePath(site)), '.'),
+      current && h('p', null, `The current revision ${label(current.id)} is archived, so this can be undone.`),
     ],
     confirmLabel: 'Roll back',
     danger: true,
     action: () => api.rollback(sitePath(site), rev.id),
   });
   if (ok) {
-    toast(`Revision ${rev.id} is live.`);
+    toast(`Revision ${label(rev.id)} is live.`);
     onDone();
   }
 }

@@ -1,36 +1,87 @@
-/** A site's page: metadata, admin actions, and the Files and History tabs. */
+/** A site's page: metadata, admin actions, and the Files, Compare, History and Storage tabs. */
 import { api } from '../api.ts';
+import { labeller, revisionNumbers } from '../changelog.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatBytes, formatTime, sitePath } from '../format.ts';
+import { formatBytes, sitePath } from '../format.ts';
 import { setQuery } from '../router.ts';
 import type { ViewContext } from '../main.ts';
-import type { Site } from '../types.ts';
+import type { Revision, Site, SiteEvent } from '../types.ts';
+import { when } from '../widgets.ts';
 import { breadcrumbs } from './group-tree.ts';
 import { favicon, hiddenBadge, liveLink } from './site-cards.ts';
 import { renderFilesTab } from './files.ts';
+import { renderCompareTab } from './compare.ts';
 import { renderHistoryTab } from './history.ts';
+import { renderSiteStorageTab } from './storage.ts';
 import { editMetadata, unpublishSite } from './site-actions.ts';
 import { openUploadDialog } from './upload.ts';
 
-type Tab = 'files' | 'history';
+type Tab = 'files' | 'compare' | 'history' | 'storage';
+
+/** What the tabs share, each fetched once per visit of the page: revisions, the audit events (admins) and the revision labels. */
+export type SiteData = {
+  revisions(): Promise<Revision[]>;
+  /** The audit events, oldest first; undefined for viewers (the history is admin-only). */
+  events(): Promise<SiteEvent[] | undefined>;
+  /** The short label of a revision (`v7`), the same in every tab. */
+  label(): Promise<(id: string) => string>;
+};
+
+/** What a tab receives: the page's context with its own panel and a signal aborted when another tab is chosen. */
+export type TabContext = ViewContext & { panel: HTMLElement; site: Site; reload: () => void; data: SiteData };
+
+function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData {
+  let revisions: Promise<Revision[]> | undefined;
+  let events: Promise<SiteEvent[] | undefined> | undefined;
+  let label: Promise<(id: string) => string> | undefined;
+  const data: SiteData = {
+    revisions: () => (revisions ??= api.revisions(path, signal).then((r) => r.revisions)),
+    events: () =>
+      (events ??= isAdmin
+        ? api.events(path, signal).then(
+            (r) => r.events,
+            (err) => {
+              events = undefined; // a later tab may try again
+              throw err;
+            },
+          )
+        : Promise.resolve(undefined)),
+    // Labels never fail: without the history, a revision is named by its publish time.
+    label: () => (label ??= data.events().then((e) => labeller(e && revisionNumbers(e)), () => labeller(undefined))),
+  };
+  return data;
+}
+
+const TAB_PARAMS = ['rev', 'file', 'from', 'to', 'diff'];
 
 export async function renderSite(ctx: ViewContext, path: string): Promise<void> {
   const { me, main, signal } = ctx;
   replace(main, stateLine('Loading site…'));
   const site = await api.site(path, signal);
   document.title = `${site.title} · Sites`;
+  const data = siteData(path, me.is_admin, signal);
   const reload = () => {
     if (!signal.aborted) void renderSite(ctx, path);
   };
   const groupHref = (g: string) => (g ? `/?group=${encodeURIComponent(g)}` : '/');
-  const params = new URLSearchParams(location.search);
-  let tab: Tab = params.get('tab') === 'history' && me.is_admin ? 'history' : 'files';
 
-  const tabs: { id: Tab; label: string }[] = [{ id: 'files', label: 'Files' }];
-  if (me.is_admin) tabs.push({ id: 'history', label: 'History' });
+  const tabs: { id: Tab; label: string }[] = [
+    { id: 'files', label: 'Files' },
+    { id: 'compare', label: 'Compare' },
+    ...(me.is_admin ? [{ id: 'history' as Tab, label: 'History' }] : []),
+    { id: 'storage', label: 'Storage' },
+  ];
+  const tabFromUrl = (): Tab => {
+    const t = new URLSearchParams(location.search).get('tab');
+    return tabs.find((x) => x.id === t)?.id ?? 'files';
+  };
+  let tab: Tab = tabFromUrl();
+  let tabCtl: AbortController | undefined;
+  signal.addEventListener('abort', () => tabCtl?.abort());
+
   const panel = h('div', { class: 'tab-panel', role: 'tabpanel', id: 'site-tabpanel', tabindex: '0' });
   const tabButtons = tabs.map((t) =>
-    h('button', { type: 'button', role: 'tab', id: `tab-${t.id}`, 'aria-controls': 'site-tabpanel', onclick: () => select(t.id) }, t.label),
+    h('button', { type: 'button', role: 'tab', id: `tab-${t.id}`, 'aria-controls': 'site-tabpanel', onclick: () => choose(t.id) }, t.label),
   );
   const tablist = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Site sections' }, tabButtons);
   // Arrow keys move between tabs (WAI-ARIA tabs pattern).
@@ -39,11 +90,18 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
     const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : -99;
     if (next === -99) return;
     const j = (next + tabs.length) % tabs.length;
-    select(tabs[j].id);
+    choose(tabs[j].id);
     tabButtons[j].focus();
   });
 
-  function select(t: Tab): void {
+  /** A tab chosen by the person: its own parameters start empty. */
+  function choose(t: Tab): void {
+    setQuery({ tab: t === 'files' ? '' : t, ...Object.fromEntries(TAB_PARAMS.map((p) => [p, ''])) });
+    show(t);
+  }
+
+  /** Draws a tab from the current URL (its parameters say which revision, file or diff). */
+  function show(t: Tab): void {
     tab = t;
     tabs.forEach((x, i) => {
       const on = x.id === t;
@@ -51,10 +109,28 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
       tabButtons[i].tabIndex = on ? 0 : -1;
     });
     panel.setAttribute('aria-labelledby', `tab-${t}`);
-    setQuery({ tab: t === 'files' ? '' : t, rev: t === 'files' ? new URLSearchParams(location.search).get('rev') ?? '' : '', file: t === 'files' ? new URLSearchParams(location.search).get('file') ?? '' : '' });
-    if (t === 'files') void renderFilesTab({ ...ctx, panel, site, reload });
-    else void renderHistoryTab({ ...ctx, panel, site });
+    tabCtl?.abort();
+    tabCtl = new AbortController();
+    const tabCtx: TabContext = { ...ctx, signal: tabCtl.signal, panel, site, reload, data };
+    switch (t) {
+      case 'files':
+        return void renderFilesTab(tabCtx);
+      case 'compare':
+        return void renderCompareTab(tabCtx);
+      case 'history':
+        return void renderHistoryTab(tabCtx);
+      case 'storage':
+        return void renderSiteStorageTab(tabCtx);
+    }
   }
+
+  // Links within the page (a change in History, "Compare with current") and back/forward
+  // only redraw the tab; another page or another site is a new view.
+  ctx.stay((r) => {
+    if (r.name !== 'site' || r.path !== path) return false;
+    show(tabFromUrl());
+    return true;
+  });
 
   const actions = me.is_admin
     ? h(
@@ -75,7 +151,7 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
     tablist,
     panel,
   );
-  select(tab);
+  show(tab);
 }
 
 function metadata(site: Site): HTMLElement {
@@ -92,8 +168,8 @@ function metadata(site: Site): HTMLElement {
     row('Repository', site.repo ? (/^https?:\/\//.test(site.repo) ? h('a', { href: site.repo, target: '_blank', rel: 'noopener' }, site.repo) : site.repo) : undefined),
     row('Size', formatBytes(site.size)),
     row('Visibility', site.hidden ? 'Hidden (listed for admins only)' : 'Listed'),
-    row('Created', formatTime(site.created_at)),
-    row('Updated', formatTime(site.updated_at)),
+    row('Created', when(site.created_at)),
+    row('Updated', when(site.updated_at)),
     row('Site id', String(site.id)),
   );
 }

@@ -1,7 +1,8 @@
 /** Site cards (with lazy thumbnails) and the table view of the site list. */
 import { api } from '../api.ts';
 import { h } from '../dom.ts';
-import { formatBytes, formatTime, sitePath } from '../format.ts';
+import { formatBytes, initials, sitePath } from '../format.ts';
+import { when } from '../widgets.ts';
 import { siteHref } from '../router.ts';
 import type { Site } from '../types.ts';
 
@@ -20,30 +21,54 @@ const thumbObserver =
         { rootMargin: '200px' },
       );
 
+/**
+ * The initials are always drawn first, so a card is never blank: a preview image or the live
+ * view covers them once it has loaded (a preview that fails to load leaves them showing).
+ */
 function fillThumb(el: HTMLElement): void {
   const { preview, url, title } = el.dataset;
+  const shown = (node: HTMLElement) => () => node.classList.add('loaded');
   if (preview) {
-    el.append(h('img', { src: preview, alt: '', loading: 'lazy', decoding: 'async' }));
-  } else if (url) {
+    const img = h('img', { src: preview, alt: '', decoding: 'async' });
+    img.addEventListener('load', shown(img));
+    img.addEventListener('error', () => img.remove());
+    el.append(img);
+  } else if (url && framable(url)) {
     // A scaled live view: rendered at 3x the card width, shrunk, inert and sandboxed (no same-origin, no forms, no popups).
-    el.append(
-      h('iframe', {
-        src: url,
-        title: `Live preview of ${title ?? 'the site'}`,
-        loading: 'lazy',
-        sandbox: 'allow-scripts',
-        tabindex: '-1',
-        'aria-hidden': 'true',
-        referrerpolicy: 'no-referrer',
-      }),
-    );
+    const frame = h('iframe', {
+      src: url,
+      title: `Live preview of ${title ?? 'the site'}`,
+      loading: 'lazy',
+      sandbox: 'allow-scripts',
+      tabindex: '-1',
+      'aria-hidden': 'true',
+      referrerpolicy: 'no-referrer',
+    });
+    frame.addEventListener('load', shown(frame));
+    el.append(frame);
   }
 }
 
+/** Only a site's own host is framed: never the apex (the portal itself), never anything but http(s). */
+function framable(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname !== location.hostname;
+  } catch {
+    return false;
+  }
+}
+
+/** A stable colour per title from a small palette (classes, since the CSP allows no style attributes). */
+function initialsThumb(title: string): HTMLElement {
+  let hash = 0;
+  for (const ch of title) hash = (hash * 31 + ch.codePointAt(0)!) >>> 0;
+  return h('span', { class: `initials tone-${hash % 6}`, 'aria-hidden': 'true' }, initials(title));
+}
+
 function thumb(site: Site): HTMLElement {
-  const el = h('div', { class: 'thumb', 'data-title': site.title, 'data-preview': site.preview, 'data-url': site.url });
-  if (!site.preview && !site.url) el.append(h('span', { class: 'no-thumb' }, 'No preview'));
-  else if (thumbObserver) thumbObserver.observe(el);
+  const el = h('div', { class: 'thumb', 'data-title': site.title, 'data-preview': site.preview, 'data-url': site.url }, initialsThumb(site.title));
+  if (thumbObserver) thumbObserver.observe(el);
   else fillThumb(el);
   return el;
 }
@@ -121,7 +146,7 @@ export function siteTable(sites: Site[], onTag: (tag: string) => void): HTMLElem
             h('td', null, tagChips(s, onTag)),
             h('td', { class: 'nowrap' }, s.date ?? ''),
             h('td', { class: 'nowrap num' }, formatBytes(s.size)),
-            h('td', { class: 'nowrap' }, formatTime(s.updated_at)),
+            h('td', { class: 'nowrap' }, when(s.updated_at)),
             h('td', null, liveLink(s, 'Open')),
           ),
         ),

@@ -2,15 +2,16 @@
 import { api, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatTime, plural } from '../format.ts';
+import { formatRelative, formatTime, plural } from '../format.ts';
 import type { ViewContext } from '../main.ts';
 import { setQuery } from '../router.ts';
 import { dataTable, grantList } from '../table.ts';
 import type { Connection } from '../types.ts';
+import { when } from '../widgets.ts';
 
 /** The status of a connection in words, with a badge class for its colour. */
 function status(c: Connection): { text: string; badge: string; detail?: string } {
-  if (c.revoked_at) return { text: 'Revoked', badge: 'warn', detail: [formatTime(c.revoked_at), c.revoked_reason].filter(Boolean).join(' · ') };
+  if (c.revoked_at) return { text: 'Revoked', badge: 'warn', detail: [formatRelative(c.revoked_at), c.revoked_reason].filter(Boolean).join(' · ') };
   return { text: 'Active', badge: 'ok' };
 }
 
@@ -92,9 +93,9 @@ export async function renderConnections(ctx: ViewContext): Promise<void> {
               [h('strong', null, c.client_name), ' ', h('span', { class: 'muted', title: `connection ${c.id}` }, `#${c.id.slice(0, 8)}`)],
               c.user,
               grantList(c.grants),
-              formatTime(c.created_at),
-              c.last_used_at ? formatTime(c.last_used_at) : 'Never',
-              isRevoked(c) ? '' : formatTime(c.expires_at),
+              when(c.created_at),
+              when(c.last_used_at, { never: 'Never' }),
+              isRevoked(c) ? h('span', { class: 'muted', title: 'A revoked connection does not expire: it is already refused' }, '—') : when(c.expires_at),
               [h('span', { class: `badge ${s.badge}` }, s.text), s.detail ? h('span', { class: 'status-detail muted' }, s.detail) : null],
               isRevoked(c)
                 ? null

@@ -2,9 +2,9 @@
 import { api, ApiError, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatTime } from '../format.ts';
 import type { ViewContext } from '../main.ts';
 import { dataTable, grantList } from '../table.ts';
+import { when } from '../widgets.ts';
 import type { ApiKey, Grant } from '../types.ts';
 import { grantsEditor } from './grants-editor.ts';
 
@@ -106,7 +106,7 @@ export async function renderKeys(ctx: ViewContext): Promise<void> {
     try {
       const { keys } = await api.keys(signal);
       if (keys.length === 0) {
-        replace(list, stateLine('No keys yet. Create one below for CI jobs and scripts.'));
+        replace(list, stateLine('No API keys yet. Create one with the form below, then give its token to a CI job or script: it publishes with an Authorization: Bearer header.'));
         return;
       }
       const now = Date.now();
@@ -130,9 +130,9 @@ export async function renderKeys(ctx: ViewContext): Promise<void> {
               cells: [
                 [h('strong', null, k.name), h('span', { class: 'muted' }, ` #${k.id}`)],
                 k.admin ? h('span', { class: 'badge admin' }, 'Admin') : grantList(k.grants),
-                formatTime(k.created_at),
-                k.expires_at ? [formatTime(k.expires_at), expired ? h('span', { class: 'badge warn' }, ' expired') : null] : 'Never',
-                k.last_used_at ? formatTime(k.last_used_at) : 'Never',
+                when(k.created_at),
+                k.expires_at ? [when(k.expires_at), expired ? [' ', h('span', { class: 'badge warn' }, 'expired')] : null] : 'Never',
+                when(k.last_used_at, { never: 'Never' }),
                 h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: () => void revoke(k) }, 'Revoke'),
               ],
             };

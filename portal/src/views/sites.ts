@@ -93,7 +93,16 @@ export async function renderSites(ctx: ViewContext): Promise<void> {
     if (list.count === 0) {
       summary.textContent = '';
       const filtered = state.q || state.tag || state.group;
-      replace(results, stateLine(filtered ? 'No sites match these filters.' : 'No sites have been published yet.'));
+      replace(
+        results,
+        stateLine(
+          filtered
+            ? 'No sites match these filters. Clear the search, choose All tags, or pick All sites in the groups list.'
+            : me.is_admin
+              ? 'No sites have been published yet. Publish one with the Publish a site button, or from CI with an API key (see API Keys).'
+              : 'No sites have been published yet. They appear here as soon as someone publishes one.',
+        ),
+      );
     } else {
       summary.textContent = `${plural(list.count, 'site')}${list.sites.length ? ` · showing ${from + 1}–${from + list.sites.length}` : ''}`;
       if (list.sites.length === 0) replace(results, stateLine('This page is past the end of the list.'));

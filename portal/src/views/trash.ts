@@ -2,9 +2,11 @@
 import { api, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatBytes, formatTime, plural, sitePath } from '../format.ts';
+import { formatBytes, plural, sitePath } from '../format.ts';
 import type { ViewContext } from '../main.ts';
+import { dataTable } from '../table.ts';
 import type { Site } from '../types.ts';
+import { when } from '../widgets.ts';
 
 export async function renderTrash(ctx: ViewContext): Promise<void> {
   const { main, signal } = ctx;
@@ -54,42 +56,32 @@ export async function renderTrash(ctx: ViewContext): Promise<void> {
     try {
       const { sites } = await api.deleted(signal);
       if (sites.length === 0) {
-        replace(body, stateLine('The trash is empty.'));
+        replace(body, stateLine('The trash is empty. Unpublishing a site (the Unpublish button on its page) moves it here, offline, where it can be restored until it is purged.'));
         return;
       }
       replace(
         body,
         h('p', { class: 'summary', role: 'status' }, plural(sites.length, 'site')),
-        h(
-          'div',
-          { class: 'table-wrap' },
-          h(
-            'table',
-            { class: 'trash-table' },
-            h('caption', { class: 'sr-only' }, 'Sites in the trash'),
-            h('thead', null, h('tr', null, ['Path', 'Title', 'Unpublished', 'Size', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
-            h(
-              'tbody',
-              null,
-              sites.map((s) =>
-                h(
-                  'tr',
-                  { 'data-path': sitePath(s) },
-                  h('td', null, h('code', null, sitePath(s))),
-                  h('td', null, s.title),
-                  h('td', { class: 'nowrap' }, formatTime(s.deleted_at)),
-                  h('td', { class: 'nowrap num' }, formatBytes(s.size)),
-                  h(
-                    'td',
-                    { class: 'row-actions' },
-                    h('button', { type: 'button', 'aria-label': `Restore ${sitePath(s)}`, onclick: () => void restore(s) }, 'Restore'),
-                    h('button', { type: 'button', class: 'danger', 'aria-label': `Purge ${sitePath(s)}`, onclick: () => void purge(s) }, 'Purge'),
-                  ),
-                ),
+        dataTable({
+          caption: 'Sites in the trash',
+          class: 'trash-table',
+          columns: [{ label: 'Path' }, { label: 'Title' }, { label: 'Unpublished', class: 'nowrap' }, { label: 'Size', class: 'nowrap num' }, { label: 'Actions', srOnly: true }],
+          rows: sites.map((s) => ({
+            attrs: { 'data-path': sitePath(s) },
+            cells: [
+              h('code', null, sitePath(s)),
+              s.title,
+              when(s.deleted_at),
+              formatBytes(s.size),
+              h(
+                'div',
+                { class: 'row-actions' },
+                h('button', { type: 'button', 'aria-label': `Restore ${sitePath(s)}`, onclick: () => void restore(s) }, 'Restore'),
+                h('button', { type: 'button', class: 'danger', 'aria-label': `Purge ${sitePath(s)}`, onclick: () => void purge(s) }, 'Purge'),
               ),
-            ),
-          ),
-        ),
+            ],
+          })),
+        }),
       );
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;

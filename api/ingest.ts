@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { purgeSite, patchSite, restoreSite, rollbackSite, unpublishSite } from '../app/site-lifecycle/lifecycle.ts';
+import { siteStorage } from '../app/queries/storage.ts';
 import { revisionsOf } from '../app/queries/sites.ts';
 import { authorize } from '../domain/auth.ts';
 import { NotFoundError } from '../domain/errors.ts';
@@ -31,7 +32,7 @@ export function ingestRouter(api: ApiContext): Router {
     authorize(identity, 'rollback', address);
     const site = await api.deps.readModel.getSite(fullPath(address));
     if (!site || site.status !== 'live') throw new NotFoundError(`no site ${fullPath(address)}`);
-    ctx.body = { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)) } satisfies RevisionsResponse;
+    ctx.body = { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)), ...(await siteStorage(site, api.manifests)) } satisfies RevisionsResponse;
   });
 
   r.post(/^\/ingest\/sites\/(.+)\/rollback$/, async (ctx) => {

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { isAdmin } from '../domain/auth.ts';
 import { handlePublishRequestFor } from './publish-route.ts';
 import { findRevision, revisionsOf, visibleSite } from '../app/queries/sites.ts';
+import { siteStorage } from '../app/queries/storage.ts';
 import { patchSite, purgeSite, restoreSite, rollbackSite, unpublishSite } from '../app/site-lifecycle/lifecycle.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import { faviconType } from '../domain/favicon.ts';
@@ -94,7 +95,7 @@ export function managementRouter(api: ApiContext): Router {
   r.get(route('/revisions'), async (ctx) => {
     const identity = await requireUser(api, ctx);
     const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
-    ctx.body = { revisions: revisionsOf(site).map((x) => revisionJson(x.info, x.current)) } satisfies RevisionsResponse;
+    ctx.body = { revisions: revisionsOf(site).map((x) => revisionJson(x.info, x.current)), ...(await siteStorage(site, api.manifests)) } satisfies RevisionsResponse;
   });
 
   r.get(route('/revisions/([^/]+)/files'), async (ctx) => {

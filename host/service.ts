@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { ApiContext } from '../api/context.ts';
 import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
+import { auditRouter } from '../api/audit.ts';
 import { ingestRouter } from '../api/ingest.ts';
 import { keysRouter } from '../api/keys.ts';
 import { managementRouter } from '../api/management.ts';
@@ -138,7 +139,7 @@ export async function apexApp(service: Service): Promise<Koa> {
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });
-  for (const r of [ingestRouter(service.api), keysRouter(service.api), managementRouter(service.api), router]) {
+  for (const r of [ingestRouter(service.api), keysRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
     app.use(r.routes());
     app.use(r.allowedMethods());
   }

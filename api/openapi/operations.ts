@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { faviconType } from '../../domain/favicon.ts';
+import { RevisionDiff, ServiceStorage } from '../schemas/audit.ts';
 import { ConnectionIdParam, ConnectionsQuery, ConnectionsResponse } from '../schemas/connection.ts';
 import { EventsResponse } from '../schemas/events.ts';
 import { FileNode } from '../schemas/file-tree.ts';
@@ -275,6 +276,18 @@ const management: Operation[] = [
     errors: [400, 401, 404],
   },
   {
+    id: 'diffRevisions',
+    method: 'get',
+    path: '/api/sites/{site}/revisions/{a}/diff/{b}',
+    tag: 'revisions',
+    auth: 'user',
+    summary: 'Compare two revisions',
+    description: 'Files added, removed and changed from revision a to revision b, compared by content hash (spec §12). `current` names the live revision.',
+    params: { a: RevisionParam, b: RevisionParam },
+    ok: { status: 200, reply: json(RevisionDiff, 'the difference, each list sorted by path') },
+    errors: [400, 401, 404],
+  },
+  {
     id: 'getRevisionFiles',
     method: 'get',
     path: '/api/sites/{site}/revisions/{rev}/files',
@@ -424,6 +437,17 @@ const management: Operation[] = [
     params: { id: ConnectionIdParam },
     ok: { status: 204, reply: empty('revoked') },
     errors: [400, 401, 403, 404, 409],
+  },
+  {
+    id: 'getStorage',
+    method: 'get',
+    path: '/api/storage',
+    tag: 'revisions',
+    auth: 'admin',
+    summary: 'What the retained revisions cost',
+    description: 'Every retained revision of every site, their summed size against what the shared store holds for them (each distinct content once).',
+    ok: { status: 200, reply: json(ServiceStorage, 'storage of the whole service') },
+    errors: [401, 403],
   },
 ];
 

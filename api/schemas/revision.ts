@@ -13,6 +13,13 @@ export const Revision = z
   .meta({ description: 'A revision of a site.' });
 export type Revision = z.infer<typeof Revision>;
 
-/** Live first, then archived, most recently archived first. */
-export const RevisionsResponse = z.object({ revisions: z.array(Revision) });
+/**
+ * Live first, then archived, most recently archived first; with what they cost together
+ * (the sum of their sizes) against what the shared store holds for them (each content once).
+ */
+export const RevisionsResponse = z.object({
+  revisions: z.array(Revision),
+  logical_bytes: z.int().nonnegative().meta({ description: 'the sum of the retained revisions’ sizes' }),
+  stored_bytes: z.int().nonnegative().meta({ description: 'what the store holds for them: each distinct content once' }),
+});
 export type RevisionsResponse = z.infer<typeof RevisionsResponse>;

@@ -4,7 +4,9 @@ import type { Identity } from '../../domain/auth.ts';
 import { DomainError, ValidationError } from '../../domain/errors.ts';
 import type { RevisionInfo } from '../../domain/events.ts';
 import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } from '../../domain/favicon.ts';
-import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type ManifestEntry } from '../../domain/manifest.ts';
+import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type Manifest, type ManifestEntry } from '../../domain/manifest.ts';
+import { changeCounts, diffManifests } from '../../domain/manifest-diff.ts';
+import { loadManifest, withChangeCounts } from '../queries/changes.ts';
 import { fullPath, type SiteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
 import { decideSite, needsNewSiteId } from '../../domain/site/decide.ts';
@@ -63,7 +65,7 @@ export async function publishFiles(
       };
       await beforeCommit();
       appending = true;
-      return commitPublish(deps, identity, target, content);
+      return commitPublish(deps, identity, target, content, { files: stripped });
     });
     dropped = outcome.dropped;
     const site = await deps.readModel.getSite(fullPath(target.address));
@@ -85,13 +87,17 @@ async function commitPublish(
   identity: Identity,
   target: PublishTarget,
   content: Omit<RevisionInfo, 'id'>,
+  manifest: Manifest,
 ): Promise<{ revision: RevisionInfo; dropped: { manifest: string; favicon?: string }[] }> {
   const { events } = await siteCommands(deps).handle(target.address, identity.actor, async (state) => {
     const newSiteId = needsNewSiteId(state) ? await allocateId(deps.events, 'site', identity.actor, deps.now()) : undefined;
-    return decideSite(
+    const decided = decideSite(
       { type: 'PublishSite', address: target.address, meta: target.meta, content, nowNanos: nowNanos(), newSiteId, versioning: deps.versioning },
       state,
     );
+    // The changelog's counts, against the revision this one replaces (none for a new incarnation).
+    const replaced = newSiteId === undefined && state.live ? await loadManifest(deps.blobs, state.live.manifest) : undefined;
+    return withChangeCounts(decided, 'SitePublished', changeCounts(diffManifests(replaced, manifest)));
   });
   const published = events.find((e) => e.type === 'SitePublished');
   const dropped = events.flatMap((e) => (e.type === 'RevisionDropped' ? [{ manifest: e.data.manifest, ...(e.data.favicon ? { favicon: e.data.favicon } : {}) }] : []));

@@ -1,3 +1,5 @@
+import type { ChangeCounts } from '../manifest-diff.ts';
+
 /** One immutable snapshot of a site's files, as recorded when it was published. */
 export type RevisionInfo = {
   readonly id: string;
@@ -32,7 +34,7 @@ export type SiteEvent =
         readonly created: boolean;
         readonly revision: RevisionInfo;
         readonly meta: SiteMeta;
-      };
+      } & Partial<ChangeCounts>;
     }
   | { readonly type: 'SiteArchived'; readonly data: { readonly siteId: number; readonly revisionId: string } }
   | {
@@ -41,7 +43,7 @@ export type SiteEvent =
     }
   | {
       readonly type: 'SiteRolledBack';
-      readonly data: { readonly siteId: number; readonly revisionId: string; readonly previousRevisionId: string };
+      readonly data: { readonly siteId: number; readonly revisionId: string; readonly previousRevisionId: string } & Partial<ChangeCounts>;
     }
   | { readonly type: 'SiteQuarantined'; readonly data: { readonly siteId: number } }
   | { readonly type: 'SiteRestored'; readonly data: { readonly siteId: number } }

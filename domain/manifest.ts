@@ -3,24 +3,28 @@ import { ValidationError } from './errors.ts';
 /** One file of a revision. */
 export type ManifestEntry = { readonly hash: string; readonly size: number; readonly type: string };
 
-/** A revision's file list (path → entry), itself stored as a content-addressed blob. */
-export type Manifest = { readonly files: ReadonlyMap<string, ManifestEntry> };
+/**
+ * A revision's file list (path → entry), itself stored as a content-addressed blob; with the
+ * hash of its parsed `_redirects` / `_headers` when it has either (spec §11), so the rules
+ * live and die with the revision.
+ */
+export type Manifest = { readonly files: ReadonlyMap<string, ManifestEntry>; readonly rules?: string };
 
-type ManifestJson = { v: 1; files: [path: string, hash: string, size: number, type: string][] };
+type ManifestJson = { v: 1; files: [path: string, hash: string, size: number, type: string][]; rules?: string };
 
 /** Canonical bytes (sorted by path), so identical content gives an identical manifest hash. */
-export function serializeManifest(files: ReadonlyMap<string, ManifestEntry>): Buffer {
+export function serializeManifest(files: ReadonlyMap<string, ManifestEntry>, rules?: string): Buffer {
   const rows = [...files.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([path, e]): [string, string, number, string] => [path, e.hash, e.size, e.type]);
-  const json: ManifestJson = { v: 1, files: rows };
+  const json: ManifestJson = { v: 1, files: rows, ...(rules ? { rules } : {}) };
   return Buffer.from(JSON.stringify(json));
 }
 
 export function parseManifest(bytes: Buffer): Manifest {
   const json = JSON.parse(bytes.toString('utf8')) as ManifestJson;
   if (json.v !== 1 || !Array.isArray(json.files)) throw new Error('unknown manifest format');
-  return { files: new Map(json.files.map(([path, hash, size, type]) => [path, { hash, size, type }])) };
+  return { files: new Map(json.files.map(([path, hash, size, type]) => [path, { hash, size, type }])), ...(json.rules ? { rules: json.rules } : {}) };
 }
 
 /**

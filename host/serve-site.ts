@@ -8,6 +8,7 @@ import type { BlobStore } from '../domain/ports.ts';
 import type { SiteDoc } from '../projections/documents.ts';
 import type { ReadModel } from '../projections/read-model.ts';
 import { ByteCache } from './byte-cache.ts';
+import { compileSiteRules, RULE_FILES, type CompiledRules } from '../domain/rules/site-rules.ts';
 
 export type SiteServerDeps = { readModel: ReadModel; blobs: BlobStore; manifests: ManifestCache };
 
@@ -27,31 +28,71 @@ function dirsOf(manifest: Manifest): Set<string> {
   return dirs;
 }
 
-type Resolved = { kind: 'file'; entry: ManifestEntry; status: 200 | 404 } | { kind: 'redirect'; location: string } | { kind: 'missing' };
+type Resolved = { kind: 'file'; entry: ManifestEntry; status: 200 | 404 } | { kind: 'redirect'; location: string; status?: number } | { kind: 'missing' };
 
 /** Maps a URL path to a file of the revision (spec §6): index files, pretty URLs, 404.html. */
 export function resolvePath(manifest: Manifest, urlPath: string, search: string): Resolved {
+  return findFile(manifest, urlPath, search) ?? notFound(manifest);
+}
+
+/** A file that answers the path by the rules of §6 (no 404.html), or undefined. */
+function findFile(manifest: Manifest, urlPath: string, search: string): Resolved | undefined {
   let path: string;
   try {
     path = decodeURIComponent(urlPath);
   } catch {
-    return notFound(manifest);
+    return undefined;
   }
-  if (path.includes('\0') || path.includes('\\')) return notFound(manifest);
+  if (path.includes('\0') || path.includes('\\')) return undefined;
   const segments = path.split('/').filter((s) => s !== '' && s !== '.');
-  if (segments.includes('..')) return notFound(manifest);
+  if (segments.includes('..')) return undefined;
   const rel = segments.join('/');
+  // The rules files configure the site; they are never served themselves (spec §11).
+  if (RULE_FILES.has(rel)) return undefined;
   const files = manifest.files;
   if (path.endsWith('/') || rel === '') {
     const entry = files.get(rel === '' ? 'index.html' : `${rel}/index.html`);
-    return entry ? { kind: 'file', entry, status: 200 } : notFound(manifest);
+    return entry ? { kind: 'file', entry, status: 200 } : undefined;
   }
   const exact = files.get(rel);
   if (exact) return { kind: 'file', entry: exact, status: 200 };
   if (dirsOf(manifest).has(rel)) return { kind: 'redirect', location: `/${segments.map(encodeURIComponent).join('/')}/${search}` };
   const pretty = files.get(`${rel}.html`);
   if (pretty) return { kind: 'file', entry: pretty, status: 200 };
-  return notFound(manifest);
+  return undefined;
+}
+
+/**
+ * A request no file answers, through the revision's `_redirects` (spec §11), tried before
+ * the site's 404.html: a redirect, or another file of the site served as 200 or 404.
+ */
+function applyRedirects(manifest: Manifest, rules: CompiledRules | undefined, urlPath: string, search: string): Resolved | undefined {
+  const outcome = rules?.redirects.resolve(decodedPath(urlPath), search);
+  if (!outcome) return undefined;
+  if (outcome.kind === 'redirect') return { kind: 'redirect', location: outcome.location, status: outcome.status };
+  const target = findFile(manifest, outcome.path, '');
+  return target?.kind === 'file' ? { ...target, status: outcome.status } : { kind: 'missing' };
+}
+
+function decodedPath(urlPath: string): string {
+  try {
+    return decodeURIComponent(urlPath);
+  } catch {
+    return urlPath;
+  }
+}
+
+/** A revision's compiled rules, once per manifest (a manifest never changes). */
+const compiledRules = new WeakMap<Manifest, Promise<CompiledRules | undefined>>();
+
+function rulesOf(blobs: BlobStore, manifest: Manifest): Promise<CompiledRules | undefined> {
+  if (!manifest.rules) return Promise.resolve(undefined);
+  let pending = compiledRules.get(manifest);
+  if (!pending) {
+    pending = blobs.getBytes(manifest.rules).then((bytes) => (bytes ? compileSiteRules(bytes) : undefined));
+    compiledRules.set(manifest, pending);
+  }
+  return pending;
 }
 
 function notFound(manifest: Manifest): Resolved {
@@ -133,17 +174,28 @@ export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req:
   if (!manifest) return plain(res, 404, 'site not found\n');
   const url = req.url ?? '/';
   const q = url.indexOf('?');
-  const resolved = resolvePath(manifest, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q));
+  const [urlPath, search] = q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q)];
+  const rules = await rulesOf(deps.blobs, manifest);
+  const resolved = findFile(manifest, urlPath, search) ?? applyRedirects(manifest, rules, urlPath, search) ?? notFound(manifest);
+  const headers = rules?.headers.for(decodedPath(urlPath));
   if (resolved.kind === 'missing') return plain(res, 404, 'not found\n');
   if (resolved.kind === 'redirect') {
-    res.writeHead(301, { Location: resolved.location, 'Content-Type': 'text/plain; charset=utf-8' });
+    res.writeHead(resolved.status ?? 301, { Location: resolved.location, 'Content-Type': 'text/plain; charset=utf-8' });
     res.end(req.method === 'HEAD' ? undefined : `moved to ${resolved.location}\n`);
     return;
   }
-  await sendEntry(deps.blobs, resolved.entry, resolved.status, req, res);
+  await sendEntry(deps.blobs, resolved.entry, resolved.status, req, res, headers);
 }
 
-async function sendEntry(blobs: BlobStore, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function sendEntry(
+  blobs: BlobStore,
+  entry: ManifestEntry,
+  status: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+  /** From the site's `_headers`: they replace the service's own value of the same header. */
+  siteHeaders?: ReadonlyMap<string, string>,
+): Promise<void> {
   const etag = `"${entry.hash}"`;
   const isHtml = entry.type === 'text/html';
   const compressible = COMPRESSIBLE.test(entry.type);
@@ -151,6 +203,7 @@ async function sendEntry(blobs: BlobStore, entry: ManifestEntry, status: number,
   res.setHeader('Cache-Control', isHtml ? 'no-cache' : 'public, max-age=300');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   if (compressible) res.setHeader('Vary', 'Accept-Encoding');
+  if (siteHeaders) for (const [name, value] of siteHeaders) res.setHeader(name, value);
   if (status === 200) {
     res.setHeader('ETag', etag);
     res.setHeader('Accept-Ranges', 'bytes');

@@ -16,7 +16,9 @@ export async function collectDropped(deps: CommandDeps, dropped: readonly Droppe
       if (rev.favicon) candidates.add(rev.favicon);
       const bytes = await deps.blobs.getBytes(rev.manifest);
       if (!bytes) continue;
-      for (const entry of parseManifest(bytes).files.values()) candidates.add(entry.hash);
+      const manifest = parseManifest(bytes);
+      for (const entry of manifest.files.values()) candidates.add(entry.hash);
+      if (manifest.rules) candidates.add(manifest.rules);
     }
     return deleteUnreferenced(deps, [...candidates]);
   });

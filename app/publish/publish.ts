@@ -7,6 +7,7 @@ import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } fr
 import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type Manifest, type ManifestEntry } from '../../domain/manifest.ts';
 import { changeCounts, diffManifests } from '../../domain/manifest-diff.ts';
 import { loadManifest, withChangeCounts } from '../queries/changes.ts';
+import { MAX_RULES_FILE_BYTES, parseSiteRules, serializeSiteRules } from '../../domain/rules/site-rules.ts';
 import { fullPath, type SiteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
 import { decideSite, needsNewSiteId } from '../../domain/site/decide.ts';
@@ -52,10 +53,12 @@ export async function publishFiles(
       if (duplicate !== undefined) throw new ValidationError(`the archive contains ${duplicate} twice`);
       const stripped = stripCommonTopFolder(entries);
       assertPublishable(stripped);
-      const manifestBytes = serializeManifest(stripped);
+      const rules = await storeSiteRules(deps, stripped, created);
+      const manifestBytes = serializeManifest(stripped, rules);
       const manifest = await deps.blobs.putBytes(manifestBytes);
       if (manifest.created) created.push(manifest.hash);
-      await deps.readModel.indexManifest(manifest.hash, [...new Set([...stripped.values()].map((e) => e.hash))]);
+      // The rules blob is indexed with the manifest: kept exactly as long as the revision is.
+      await deps.readModel.indexManifest(manifest.hash, [...new Set([...stripped.values()].map((e) => e.hash)), ...(rules ? [rules] : [])]);
       const favicon = await detectFavicon(deps, stripped, created);
       const content: Omit<RevisionInfo, 'id'> = {
         manifest: manifest.hash,
@@ -125,6 +128,21 @@ async function detectFavicon(
     if (type) return { hash: entry.hash, type };
   }
   return undefined;
+}
+
+/** Parses the revision's `_redirects` / `_headers` (400 naming file and line) and stores them as one blob. */
+async function storeSiteRules(deps: CommandDeps, files: ReadonlyMap<string, ManifestEntry>, created: string[]): Promise<string | undefined> {
+  const read = async (name: string): Promise<string | undefined> => {
+    const entry = files.get(name);
+    if (!entry) return undefined;
+    if (entry.size > MAX_RULES_FILE_BYTES) throw new ValidationError(`${name} is larger than ${MAX_RULES_FILE_BYTES} bytes`);
+    return (await deps.blobs.getBytes(entry.hash))?.toString('utf8') ?? '';
+  };
+  const rules = parseSiteRules({ redirects: await read('_redirects'), headers: await read('_headers') });
+  if (!rules) return undefined;
+  const put = await deps.blobs.putBytes(serializeSiteRules(rules));
+  if (put.created) created.push(put.hash);
+  return put.hash;
 }
 
 /** The first `bytes` of a blob (a favicon's magic bytes, the part of index.html we scan). */

@@ -1,0 +1,116 @@
+/**
+ * `_redirects` and `_headers` on a real service (spec §11): parsed at publish (errors are a
+ * 400 naming the file and line, and change nothing), applied by the site server only when
+ * no file answers, before the site's 404.html; the two files are never served.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publish } from '../support/publish.ts';
+import { startService, type RunningService } from '../support/service.ts';
+
+let svc: RunningService;
+let admin: string;
+
+const redirects = [
+  '# moved docs',
+  '/old-docs/* /docs/:splat 301',
+  '/blog/:year/:slug /posts/:slug?year=:year 302',
+  '/ext https://example.org/ 307',
+  '/gone /404.html 404',
+  '/about /about.html 200',
+  '/* /index.html 200',
+].join('\n');
+const headers = ['/*', '  X-Frame-Options: DENY', '/assets/*', '  Cache-Control: public, max-age=31536000, immutable', '  X-Extra: one', '/assets/*.css', '  X-Extra: two'].join('\n');
+const files = {
+  'index.html': '<p>app shell</p>',
+  'about.html': '<p>about</p>',
+  '404.html': '<p>custom 404</p>',
+  'assets/app.css': 'body{}',
+  'docs/index.html': '<p>docs</p>',
+  _redirects: redirects,
+  _headers: headers,
+};
+
+async function get(path: string, init: RequestInit = {}) {
+  return fetch(new URL(path, svc.siteUrl('app')), { redirect: 'manual', ...init });
+}
+
+beforeAll(async () => {
+  svc = await startService();
+  admin = await svc.createKey(['--name', 'admin', '--admin']);
+  const res = await publish(svc.url, admin, { group: '', slug: 'app', title: 'SPA' }, { files });
+  expect(res.status).toBe(200);
+});
+afterAll(() => svc?.stop());
+
+describe('_redirects on the site host', () => {
+  it('serves the single-page app fallback for a deep link, with 200', async () => {
+    const res = await get('/users/42/settings');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('<p>app shell</p>');
+  });
+
+  it('lets files answer first: an exact file, a directory index, a pretty URL', async () => {
+    expect(await (await get('/assets/app.css')).text()).toBe('body{}');
+    expect(await (await get('/docs/')).text()).toBe('<p>docs</p>');
+    expect((await get('/docs')).status).toBe(301); // the directory redirect of §6 comes before the rules
+    expect(await (await get('/about')).text()).toBe('<p>about</p>');
+  });
+
+  it('redirects with splats, placeholders and the request query kept', async () => {
+    const a = await get('/old-docs/guide/intro?x=1');
+    expect(a.status).toBe(301);
+    expect(a.headers.get('location')).toBe('/docs/guide/intro?x=1');
+    const b = await get('/blog/2024/hello');
+    expect(b.status).toBe(302);
+    expect(b.headers.get('location')).toBe('/posts/hello?year=2024');
+    const c = await get('/ext');
+    expect(c.status).toBe(307);
+    expect(c.headers.get('location')).toBe('https://example.org/');
+  });
+
+  it('serves TO with 404 for a 404 rule', async () => {
+    const res = await get('/gone');
+    expect(res.status).toBe(404);
+    expect(await res.text()).toBe('<p>custom 404</p>');
+  });
+
+  it('never serves _redirects or _headers themselves', async () => {
+    for (const path of ['/_redirects', '/_headers']) {
+      // The fallback rule answers them like any other missing path: their content never leaks.
+      const body = await (await get(path)).text();
+      expect(body).toBe('<p>app shell</p>');
+    }
+  });
+});
+
+describe('_headers on the site host', () => {
+  it('sets headers on every matching file, replacing the service’s own, joining repeated ones', async () => {
+    const css = await get('/assets/app.css');
+    expect(css.headers.get('x-frame-options')).toBe('DENY');
+    expect(css.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(css.headers.get('x-extra')).toBe('one, two');
+    const page = await get('/');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+  });
+});
+
+describe('publish-time errors', () => {
+  it('refuses a bad _redirects or _headers with 400 naming the file and line, and changes nothing', async () => {
+    const bad = await publish(svc.url, admin, { group: '', slug: 'app' }, { files: { ...files, 'index.html': '<p>v2</p>', _redirects: '/a /b\n/c /d 301!' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/^_redirects line 2: forced rules/);
+    const badHeaders = await publish(svc.url, admin, { group: '', slug: 'app' }, { files: { ...files, 'index.html': '<p>v2</p>', _headers: '/*\n  Set-Cookie: a=b' } });
+    expect(badHeaders.status).toBe(400);
+    expect(badHeaders.body.error).toMatch(/^_headers line 2: Set-Cookie cannot be set/);
+    expect(await (await get('/')).text()).toBe('<p>app shell</p>');
+  });
+
+  it('serves through 1,000 rules', async () => {
+    const many = Array.from({ length: 999 }, (_, i) => `/r${i}/:page /t${i}/:page 302`).concat('/* /index.html 200').join('\n');
+    expect((await publish(svc.url, admin, { group: '', slug: 'many', title: 'Many' }, { files: { 'index.html': 'home', _redirects: many } })).status).toBe(200);
+    const res = await fetch(new URL('/r998/x', svc.siteUrl('many')), { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/t998/x');
+  });
+});

@@ -41,3 +41,28 @@ export async function buildClient(): Promise<ClientBundle> {
 export function servedClient(bundle: ClientBundle, origin: string): string {
   return bundle.code.replace(JSON.stringify(PLACEHOLDER), JSON.stringify(origin));
 }
+
+/**
+ * `GET /cli/sites.mjs` on the apex: the client, no sign-in needed (it holds no secret; the
+ * key comes from the CI job). Built on first request and kept; an ETag of what is sent.
+ */
+export function clientRoute(origin: () => string): (ctx: import('koa').Context, next: import('koa').Next) => Promise<void> {
+  let bundle: Promise<ClientBundle> | undefined;
+  return async (ctx, next) => {
+    if (ctx.path !== '/cli/sites.mjs' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    bundle ??= buildClient().catch((err: unknown) => {
+      bundle = undefined;
+      throw err;
+    });
+    const body = servedClient(await bundle, origin());
+    const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', 'public, max-age=300, must-revalidate');
+    ctx.type = 'text/javascript; charset=utf-8';
+    if (ctx.get('if-none-match').split(',').some((t) => t.trim() === etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = body;
+  };
+}

@@ -25,7 +25,9 @@ import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { classifyHost, listenHostNames } from './hosts.ts';
 import { UsageRecorder } from './usage-recorder.ts';
+import { youngGarbageHint } from './gc-hint.ts';
 import { createLogger, type Logger } from './log.ts';
+import { clientRoute } from './client-bundle.ts';
 import { portalMiddleware } from './portal.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
@@ -106,6 +108,8 @@ export async function createService(config: Config, options: { project: 'run' | 
     keyUsed: (id) => keyUsage.used(id),
     connectionUsed: (id) => connectionUsage.used(id),
     manifests,
+    // One counter for every upload: the dead buffers pile up in the one young generation.
+    hooks: { bytesReceived: youngGarbageHint() },
   };
   if (options.project === 'run') projector.start();
   return {
@@ -143,6 +147,7 @@ export async function apexApp(service: Service): Promise<Koa> {
     app.use(r.routes());
     app.use(r.allowedMethods());
   }
+  app.use(clientRoute(() => service.api.apexOrigin()));
   app.use(portalMiddleware([service.config.baseDomain, ...service.config.aliasDomains]));
   return app;
 }

@@ -39,7 +39,8 @@ export function describeActor(actor: unknown): string {
 const historyHref = (site: Site, diff?: string) => `/sites/${sitePath(site)}?tab=history${diff ? `&diff=${encodeURIComponent(diff)}` : ''}`;
 const filesHref = (site: Site, rev: string) => `/sites/${sitePath(site)}?rev=${encodeURIComponent(rev)}`;
 
-type Known = { label: (id: string) => string; kept: Set<string>; live?: string };
+/** `liveEntry`: the newest entry that made the live revision live (an older publish of the same revision is not "live now"). */
+type Known = { label: (id: string) => string; kept: Set<string>; live?: string; liveEntry?: ChangelogEntry };
 
 /** Where a click on an entry leads: its diff when both revisions are still kept, the files of a first publish. */
 function target(e: ChangelogEntry, site: Site, k: Known): { href: string; text: string } | { missing: string } | undefined {
@@ -53,9 +54,9 @@ function target(e: ChangelogEntry, site: Site, k: Known): { href: string; text: 
 function headline(e: ChangelogEntry, k: Known): (Node | string)[] {
   switch (e.kind) {
     case 'publish':
-      return [revTag(e.id, k.label(e.id), { live: e.id === k.live }), e.created ? ' Published, a new site' : ' Published'];
+      return [revTag(e.id, k.label(e.id), { live: e === k.liveEntry }), e.created ? ' Published, a new site' : ' Published'];
     case 'rollback':
-      return [revTag(e.id, k.label(e.id), { live: e.id === k.live }), ` Live again: rolled back from ${k.label(e.fromId)}`];
+      return [revTag(e.id, k.label(e.id), { live: e === k.liveEntry }), ` Live again: rolled back from ${k.label(e.fromId)}`];
     case 'note':
       return [e.revisionId ? revTag(e.revisionId, k.label(e.revisionId)) : '', e.revisionId ? ` ${e.text}` : e.text];
   }
@@ -71,7 +72,7 @@ function entryItem(e: ChangelogEntry, site: Site, k: Known): HTMLElement {
       'div',
       { class: 'entry-head' },
       to && 'href' in to ? h('a', { class: 'entry-link', href: to.href }, head) : head,
-      e.kind !== 'note' && e.id === k.live ? h('span', { class: 'badge ok' }, 'Live now') : null,
+      e === k.liveEntry ? h('span', { class: 'badge ok' }, 'Live now') : null,
       h('span', { class: 'entry-when' }, when(e.at)),
     ),
     h(
@@ -113,6 +114,7 @@ export async function renderHistoryTab(ctx: TabContext): Promise<void> {
   if (signal.aborted) return;
   const known: Known = { label, kept: new Set(revisions.map((r) => r.id)), live: revisions.find((r) => r.current)?.id };
   const entries = buildChangelog(events);
+  known.liveEntry = entries.find((e) => e.kind !== 'note' && e.id === known.live);
   const diff = new URLSearchParams(location.search).get('diff');
   if (diff) return renderChange(ctx, diff, entries, known);
   if (entries.length === 0) {

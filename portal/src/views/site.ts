@@ -25,6 +25,8 @@ export type SiteData = {
   events(): Promise<SiteEvent[] | undefined>;
   /** The short label of a revision (`v7`), the same in every tab. */
   label(): Promise<(id: string) => string>;
+  /** Forgets what was fetched: a tab chosen anew shows what others changed meanwhile. */
+  refresh(): void;
 };
 
 /** What a tab receives: the page's context with its own panel and a signal aborted when another tab is chosen. */
@@ -48,6 +50,9 @@ function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData
         : Promise.resolve(undefined)),
     // Labels never fail: without the history, a revision is named by its publish time.
     label: () => (label ??= data.events().then((e) => labeller(e && revisionNumbers(e)), () => labeller(undefined))),
+    refresh: () => {
+      revisions = events = label = undefined;
+    },
   };
   return data;
 }
@@ -96,6 +101,7 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
 
   /** A tab chosen by the person: its own parameters start empty. */
   function choose(t: Tab): void {
+    data.refresh();
     setQuery({ tab: t === 'files' ? '' : t, ...Object.fromEntries(TAB_PARAMS.map((p) => [p, ''])) });
     show(t);
   }

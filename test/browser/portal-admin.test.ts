@@ -4,13 +4,12 @@
  * the History tab, API keys (create in the UI, use with ingest, revoke, refused), and the
  * Trash (unpublish, restore, purge with the typed path).
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startService } from '../support/service.ts';
 import { seed } from './seed.ts';
 import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
-import { SHOTS, chromiumAvailable, eventually, getFromSite, launch, newContext, page as html, publish, watchErrors, zipOf } from './support.ts';
+import { chromiumAvailable, eventually, getFromSite, launch, newContext, page as html, publish, shootView, watchErrors, zipOf } from './support.ts';
 
 type Service = Awaited<ReturnType<typeof startService>>;
 
@@ -66,21 +65,30 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     expect(await rollback.isVisible()).toBe(false);
   });
 
-  test('the History tab lists who did what, and arrow keys move between tabs', async () => {
+  test('the History tab reads as a changelog of who did what, and arrow keys move between tabs', async () => {
     await page.goto(`${portal.url}/sites/docs/guide`);
     const files = page.getByRole('tab', { name: 'Files' });
     await files.focus();
     await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('tab', { name: 'Compare' }).getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('ArrowRight');
     expect(await page.getByRole('tab', { name: 'History' }).getAttribute('aria-selected')).toBe('true');
-    const rows = page.locator('.history-table tbody tr');
-    await eventually(() => rows.count()).toBeGreaterThanOrEqual(4);
-    const rolled = page.locator('.history-table tr[data-type=SiteRolledBack]');
-    expect(await rolled.locator('td').nth(2).textContent()).toContain('admin');
-    expect(await page.locator('.history-table tr[data-type=SitePublished]').count()).toBe(3);
-    const published = page.locator('.history-table tr[data-type=SitePublished]');
-    expect(await published.first().locator('td').nth(2).textContent()).toContain('seed');
-    expect(await published.last().locator('td').nth(3).textContent()).toMatch(/^new site, revision \d{8}T\d{6}\.\d{9}Z, 4 files/);
-    await page.screenshot({ path: join(SHOTS, 'portal-site-history.png'), fullPage: true });
+    const entries = page.locator('.changelog .entry');
+    await eventually(() => entries.count()).toBe(4);
+    // newest first: the rollback of the first test, by the signed-in admin, is live now
+    const rolled = entries.first();
+    expect(await rolled.getAttribute('data-type')).toBe('SiteRolledBack');
+    expect(await rolled.locator('.entry-title').textContent()).toBe('v2 Live again: rolled back from v3');
+    expect(await rolled.locator('.who').textContent()).toBe('by admin');
+    expect(await rolled.locator('.badge').textContent()).toBe('Live now');
+    const published = page.locator('.changelog .entry[data-type=SitePublished]');
+    expect(await published.count()).toBe(3);
+    expect(await published.first().locator('.who').textContent()).toBe('by key “seed” (#1)');
+    expect(await published.last().locator('.entry-title').textContent()).toBe('v1 Published, a new site');
+    expect(await page.locator('.changelog .day h3').allTextContents()).toEqual([expect.stringMatching(/^Today \d{4}-\d\d-\d\d$/)]);
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.getByRole('tab', { name: 'Compare' }).getAttribute('aria-selected')).toBe('true');
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('compare');
   });
 
   test('uploads a new version by drag and drop with a progress bar', async () => {
@@ -154,7 +162,7 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     const row2 = page.locator('.keys-table tr[data-key-name="api-rollback"]');
     await eventually(() => row2.textContent()).toContain('publish, rollback on site docs/api');
     expect(await row2.textContent()).toContain('2099-01-0');
-    await page.screenshot({ path: join(SHOTS, 'portal-keys.png'), fullPage: true });
+    await shootView(browser, `${portal.url}/keys`, 'keys', (p) => p.locator('.keys-table tr[data-key-name="api-rollback"]').waitFor());
 
     const site = { group: 'docs', slug: 'from-ci', title: 'From CI', files: { 'index.html': html('From CI', 'hello') } };
     expect((await publish(svc.url, token, site)).status).toBe(200);
@@ -179,6 +187,8 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     await page.goto(`${portal.url}/trash`);
     const rows = page.locator('.trash-table tbody tr');
     await eventually(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-path')).sort())).toEqual(['junk', 'old-news']);
+    expect(await rows.first().locator('td[data-label=Unpublished] time').textContent()).toMatch(/just now|minutes? ago/);
+    await shootView(browser, `${portal.url}/trash`, 'trash', (p) => p.locator('.trash-table tbody tr').nth(1).waitFor());
     await page.getByRole('button', { name: 'Restore old-news' }).click();
     await dialog().getByRole('button', { name: 'Restore' }).click();
     await eventually(() => rows.count()).toBe(1);
@@ -192,6 +202,7 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     await dialog().getByLabel(/Type .* to confirm/).fill('junk');
     await purge.click();
     await eventually(() => page.locator('.trash-body').textContent()).toContain('The trash is empty.');
+    await shootView(browser, `${portal.url}/trash`, 'trash-empty', (p) => p.locator('.trash-body', { hasText: 'The trash is empty.' }).waitFor());
     const trash = await (await ctx.request.get(`${portal.url}/api/sites/deleted`)).json();
     expect(trash.count).toBe(0);
     expect((await ctx.request.get(`${portal.url}/api/sites/junk`)).status()).toBe(404);

@@ -4,14 +4,13 @@
  * downloads, Viewer versus Admin, phone width and error states.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import JSZip from 'jszip';
 import { startService } from '../support/service.ts';
 import { CSS, GUIDE_V, PREVIEW, VISIBLE, seed } from './seed.ts';
 import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
-import { PNG_1x1, SHOTS, chromiumAvailable, eventually, launch, newContext, watchErrors } from './support.ts';
+import { PNG_1x1, chromiumAvailable, eventually, launch, newContext, shootView, watchErrors } from './support.ts';
 
 type Service = Awaited<ReturnType<typeof startService>>;
 
@@ -63,14 +62,16 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await page.locator('.card[data-path="docs/guide"] iframe').getAttribute('sandbox')).toBe('allow-scripts');
     // lazy: a card far below the fold has no thumbnail until it is scrolled into view
     const lastCard = cards().nth(47);
-    expect(await lastCard.locator('.thumb > *').count()).toBe(0);
+    expect(await lastCard.locator('.thumb iframe').count()).toBe(0);
+    expect(await lastCard.locator('.thumb .initials').textContent()).toBe('BS'); // what shows until then
     await lastCard.scrollIntoViewIfNeeded();
     await eventually(() => lastCard.locator('.thumb iframe').count()).toBe(1);
     await page.evaluate(() => window.scrollTo(0, 0));
     // a site with a `preview` image shows that image, not an iframe
     await eventually(() => page.locator('.card[data-path="docs/api"] .thumb img').getAttribute('src')).toBe(PREVIEW);
     expect(await page.locator('.card[data-path="docs/api"] .thumb iframe').count()).toBe(0);
-    await page.screenshot({ path: join(SHOTS, 'portal-list.png') });
+    // the live view is loaded from the site's own host, never from the portal's
+    expect(new URL((await page.locator('.card[data-path="docs/guide"] iframe').getAttribute('src'))!).hostname).toBe('guide.docs.localhost');
 
     await page.getByRole('button', { name: 'Next →' }).click();
     await eventually(() => summary().textContent()).toContain(`showing 49–${VISIBLE + 1}`);
@@ -87,6 +88,11 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Docs Guide');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/sites\/docs\/guide$/);
+
+    // a preview image that fails to load gives way to the title's initials
+    await page.goto(`${asAdmin.url}/?q=broken`);
+    await eventually(() => page.locator('.card[data-path="broken-preview"] .thumb img').count()).toBe(0);
+    expect(await page.locator('.card[data-path="broken-preview"] .thumb .initials').textContent()).toBe('BP');
 
     await page.goto(`${asAdmin.url}/?q=secret`);
     const secret = page.locator('.card', { hasText: 'Secret Plans' });
@@ -149,13 +155,15 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     await eventually(() => page.locator('.image-preview img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
     await tree.locator('button.file', { hasText: 'style.css' }).click();
     await eventually(() => page.locator('pre.code').textContent()).toBe(CSS);
-    await page.screenshot({ path: join(SHOTS, 'portal-site-files.png'), fullPage: true });
+    // the revision's full id is shown and copyable next to its short label
+    expect(await page.locator('.rev-line code').textContent()).toMatch(/^\d{8}T\d{6}\.\d{9}Z$/);
 
     // revisions: Current (v3), then archived v2, v1 (most recently archived first)
     const select = page.getByLabel('Revision');
     const options = await select.locator('option').allTextContents();
     expect(options).toHaveLength(3);
-    expect(options[0]).toMatch(/^Current · /);
+    expect(options[0]).toMatch(/^Current · v3 · \d{4}-\d\d-\d\d \d\d:\d\d · /);
+    expect(options[2]).toMatch(/^v1 · /);
     const v1 = await select.locator('option').nth(2).getAttribute('value');
     await select.selectOption(v1!);
     await tree.locator('button.file', { hasText: 'old.txt' }).waitFor();
@@ -188,7 +196,9 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     await vp.goto(`${asViewer.url}/sites/docs/guide`);
     await vp.locator('.file-tree button.file').first().waitFor();
     expect(await vp.locator('.actions[aria-label="Admin actions"]').count()).toBe(0);
-    expect(await vp.getByRole('tab').allTextContents()).toEqual(['Files']);
+    expect(await vp.getByRole('tab').allTextContents()).toEqual(['Files', 'Compare', 'Storage']);
+    // without the (admin-only) history, a revision is named by its publish time
+    expect(await vp.getByLabel('Revision').locator('option').first().textContent()).toMatch(/^Current · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · /);
     await vp.getByLabel('Revision').selectOption({ index: 1 });
     await vp.locator('.file-tree button.file').first().waitFor();
     expect(await vp.getByRole('button', { name: 'Make this revision live' }).isVisible()).toBe(false);
@@ -212,20 +222,22 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     await viewer.close();
   });
 
-  test('fits a 390-px phone screen', async () => {
-    const phone = await newContext(browser, { width: 390, height: 844 });
-    const pp = await phone.newPage();
-    const phoneErrors = watchErrors(pp);
-    await pp.goto(asAdmin.url);
-    await pp.locator('.card').first().waitFor();
-    await pp.screenshot({ path: join(SHOTS, 'portal-phone-list.png') });
-    expect(await pp.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await pp.goto(`${asAdmin.url}/sites/docs/guide?file=index.html`);
-    await pp.locator('pre.code').waitFor();
-    await pp.screenshot({ path: join(SHOTS, 'portal-phone-site.png'), fullPage: true });
-    expect(await pp.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(phoneErrors).toEqual([]);
-    await phone.close();
+  test('every browsing view at desktop and phone size, nothing scrolls sideways (test-results/screenshots)', async () => {
+    // the thumbnails in view have painted: what a person sees once the page has settled
+    const cardsShown = (p: Page) =>
+      p.waitForFunction(() => {
+        const inView = [...document.querySelectorAll('.thumb')].filter((t) => t.getBoundingClientRect().top < innerHeight);
+        return inView.length > 0 && inView.every((t) => !t.querySelector('iframe, img') || t.querySelector('.loaded'));
+      }, undefined, { timeout: 10_000 }).then(() => p.waitForTimeout(400)); // and their 0.25 s fade-in is over
+    await shootView(browser, asAdmin.url, 'list', cardsShown, { fullPage: false });
+    await shootView(browser, `${asAdmin.url}/?view=table&group=docs`, 'list-table', (p) => p.locator('.sites-table tbody tr').first().waitFor());
+    await shootView(browser, asViewer.url, 'list-viewer', cardsShown, { fullPage: false });
+    await shootView(browser, `${asAdmin.url}/?q=nothing-like-this`, 'list-no-match', (p) => p.locator('.results .state', { hasText: 'No sites match' }).waitFor());
+    await shootView(browser, `${asAdmin.url}/sites/docs/guide?file=index.html`, 'site-files', (p) => p.locator('pre.code').waitFor());
+    await shootView(browser, `${asViewer.url}/sites/docs/guide?file=img/logo.png`, 'site-files-viewer', (p) => p.locator('.image-preview img').waitFor());
+    await shootView(browser, `${asAdmin.url}/nowhere/at/all/here/x`, 'not-found', (p) => p.locator('h1', { hasText: 'Page not found' }).waitFor());
+    // the 401 of /api/me is the point of this page
+    await shootView(browser, signedOut.url, 'signed-out', (p) => p.locator('h1', { hasText: 'Not signed in' }).waitFor(), { allowErrors: /status of 401/ });
   });
 
   test('says in words when not signed in or when the network is down', async () => {

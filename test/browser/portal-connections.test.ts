@@ -5,13 +5,12 @@
  * its access token fail at `/mcp` with 401. Viewers and a service with MCP turned off get no
  * Connections entry.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startService, type RunningService } from '../support/service.ts';
 import { connectClient, rawMcp, tokenRequest, type ConnectedClient, type ConsentChoice } from '../mcp/oauth-helpers.ts';
 import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
-import { SHOTS, chromiumAvailable, eventually, launch, newContext, watchErrors } from './support.ts';
+import { chromiumAvailable, eventually, launch, newContext, shootView, watchErrors } from './support.ts';
 
 type Tokens = ConnectedClient;
 const connect = (svc: RunningService, name: string, choice: ConsentChoice, exchange = true) => connectClient(svc.url, name, choice, exchange);
@@ -44,10 +43,11 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
   test('shows the empty state, then connections made through OAuth with grants in words and their status', async () => {
     await page.goto(`${admin.url}/connections`);
     const nav = page.getByRole('navigation', { name: 'Main' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Sites', 'Trash', 'API Keys', 'Connections']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Sites', 'Trash', 'Storage', 'API Keys', 'Connections']);
     expect(await nav.getByRole('link', { name: 'Connections' }).getAttribute('aria-current')).toBe('page');
     await eventually(() => page.locator('main .state').textContent()).toContain('No MCP connections yet');
     expect(await page.locator('main .state').textContent()).toContain(`${admin.url}/mcp`);
+    await shootView(browser, `${admin.url}/connections`, 'connections-empty', (p) => p.locator('main .state', { hasText: 'No MCP connections yet' }).waitFor());
 
     claude = (await connect(svc, 'Claude Desktop', { kind: 'group', group: 'mcp', caps: ['publish', 'patch'] }))!;
     helper = (await connect(svc, 'CI Helper', { kind: 'site', site: 'docs/app', caps: ['rollback', 'publish'] }))!;
@@ -73,9 +73,11 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
     expect(client).toContain('Claude Desktop');
     expect(user).toBe('admin');
     expect(access).toBe('publish, patch on group mcp');
-    expect(created).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
-    expect(lastUsed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
-    expect(expires).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    // times read relative ("just now", "in 30 days"), the exact time on hover
+    expect(created).toBe('just now');
+    expect(lastUsed).toBe('just now');
+    expect(expires).toMatch(/^in \d+ (days|hours)$|^\d{4}-\d\d-\d\d$/);
+    expect(await row('Claude Desktop').locator('td').nth(3).locator('time').getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     expect(status).toBe('Active');
     const helperCells = await cells('CI Helper');
     expect(helperCells[2]).toBe('publish, rollback on site docs/app');
@@ -123,9 +125,9 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
     await show.check();
     await eventually(() => row('CI Helper').getAttribute('data-status')).toBe('revoked');
     expect(page.url()).toContain('revoked=1');
-    expect(await row('CI Helper').locator('td').nth(6).innerText()).toMatch(/^Revoked\n\d{4}-\d\d-\d\d \d\d:\d\d · revoked by admin$/);
+    expect(await row('CI Helper').locator('td').nth(6).innerText()).toMatch(/^Revoked\njust now · revoked by admin$/);
     expect(await row('CI Helper').getByRole('button').count()).toBe(0);
-    await page.screenshot({ path: join(SHOTS, 'portal-connections.png'), fullPage: true });
+    await shootView(browser, `${admin.url}/connections?revoked=1`, 'connections', (p) => p.locator('.connections-table tr[data-status=revoked]').waitFor());
     expect(errors).toEqual([]);
   });
 
@@ -141,7 +143,6 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
     expect(box.x + box.width).toBeLessThanOrEqual(390);
     const label = await pp.locator('.connections-table tr[data-client-name="Claude Desktop"] td[data-label="Approved by"]').evaluate((td) => getComputedStyle(td, '::before').content);
     expect(label).toBe('"Approved by"');
-    await pp.screenshot({ path: join(SHOTS, 'portal-connections-phone.png'), fullPage: true });
     expect(phoneErrors).toEqual([]);
     await phone.close();
   });
@@ -174,7 +175,7 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
       await op.goto(`${proxy.url}/`);
       const nav = op.getByRole('navigation', { name: 'Main' });
       await nav.waitFor();
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Sites', 'Trash', 'API Keys']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Sites', 'Trash', 'Storage', 'API Keys']);
       await op.goto(`${proxy.url}/connections`);
       await eventually(() => op.locator('main .state').textContent()).toContain('The MCP connector is turned off');
       expect((await fetch(`${off.url}/api/mcp/connections`, { headers: { 'Remote-User': 'admin' } })).status).toBe(404);

@@ -19,8 +19,8 @@ export const PREVIEW = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="htt
 export const BULK = 52;
 export const bulkDate = (i: number) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10);
 
-/** Sites listed to everyone (hidden excluded): guide, api, blog, demo, upload-me, old-news + BULK fillers. */
-export const VISIBLE = 6 + BULK;
+/** Sites listed to everyone (hidden excluded): guide, api, blog, demo, upload-me, old-news, broken-preview + BULK fillers. */
+export const VISIBLE = 7 + BULK;
 
 export async function seed(base: string, token: string): Promise<void> {
   for (const n of [1, 2, 3] as const) await publishOk(base, token, guide(n));
@@ -38,6 +38,8 @@ export async function seed(base: string, token: string): Promise<void> {
     { group: '', slug: 'secret', title: 'Secret Plans', hidden: true, files: { 'index.html': page('Secret Plans', 'Hush') } },
     { group: '', slug: 'upload-me', title: 'Upload Target', files: { 'index.html': page('Upload Target', 'Before upload') } },
     { group: '', slug: 'old-news', title: 'Old News', files: { 'index.html': page('Old News', 'Yesterday') } },
+    // a preview URL that does not load: the card falls back to the title's initials
+    { group: '', slug: 'broken-preview', title: 'Broken Preview', preview: 'data:image/png;base64,AAAA', files: { 'index.html': page('Broken Preview', 'The preview image is broken') } },
     { group: '', slug: 'junk', title: 'Junk', files: { 'index.html': page('Junk', 'To be purged') } },
   ];
   for (const s of singles) await publishOk(base, token, s);

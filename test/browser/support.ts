@@ -6,12 +6,15 @@ import { existsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import JSZip from 'jszip';
 import { expect } from 'vitest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = join(process.cwd(), 'test-results');
+/** Every view at both sizes, for a person to look at before a UI change is done (see `shootView`). */
+export const SCREENSHOTS = join(SHOTS, 'screenshots');
 
 /**
  * Whether the browser suite can run. Without Chromium it is skipped locally (saying so),
@@ -115,4 +118,64 @@ export const PNG_1x1 = Buffer.from(
 /** Polls until the assertion holds (10 s): the UI updates asynchronously after each action. */
 export function eventually<T>(fn: () => Promise<T> | T) {
   return expect.poll(fn, { timeout: 10_000, interval: 50 });
+}
+
+/** A solid-colour PNG with a band of a second colour: two of them differ visibly side by side. */
+export function pngOf(width: number, height: number, rgb: [number, number, number], band: [number, number, number] = [255, 255, 255]): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // RGB
+  const raw = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const inBand = y > height / 3 && y < (2 * height) / 3;
+    for (let x = 0; x < width; x++) raw.set(inBand && x > width / 4 && x < (3 * width) / 4 ? band : rgb, y * (width * 3 + 1) + 1 + x * 3);
+  }
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+export const DESKTOP = { width: 1366, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * Saves a view at 1366×900 and 390×844 as `test-results/screenshots/<name>-desktop.png` and
+ * `…-phone.png`: each size in its own page, loaded at that size from the start (layouts decided
+ * at first render, such as the open group sidebar, are then the ones a person gets). `ready`
+ * waits until the view shows what it should. Also checks that nothing scrolls sideways on the phone.
+ */
+export async function shootView(
+  browser: Browser,
+  url: string,
+  name: string,
+  ready: (page: Page) => Promise<unknown>,
+  opts: { fullPage?: boolean; allowErrors?: RegExp } = {},
+): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await Promise.all(
+    ([['desktop', DESKTOP], ['phone', PHONE]] as const).map(async ([size, viewport]) => {
+      const ctx = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+      try {
+        const page = await ctx.newPage();
+        const errors = watchErrors(page);
+        await page.goto(url);
+        await ready(page);
+        // relative times and lazy thumbnails settle; fonts are system fonts, nothing else to wait for
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: opts.fullPage ?? true });
+        if (size === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} scrolls sideways on a phone`).toBeLessThanOrEqual(viewport.width);
+        expect(errors.filter((e) => !opts.allowErrors?.test(e)), `${name} (${size}) logged errors`).toEqual([]);
+      } finally {
+        await ctx.close();
+      }
+    }),
+  );
 }

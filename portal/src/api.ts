@@ -64,7 +64,8 @@ export const api = {
   faviconUrl: (path: string) => `/api/sites/${enc(path)}/favicon`,
   diff: (path: string, from: string, to: string, signal?: AbortSignal) =>
     call<RevisionDiff>('GET', `/api/sites/${enc(path)}/revisions/${encodeURIComponent(from)}/diff/${encodeURIComponent(to)}`, { signal }),
-  siteStorage: (path: string, signal?: AbortSignal) => call<SiteStorage>('GET', `/api/sites/${enc(path)}/storage`, { signal }),
+  /** The kept revisions with what they add up to and what the store holds for them: the revisions list carries both figures. */
+  siteStorage: (path: string, signal?: AbortSignal) => call<SiteStorage>('GET', `/api/sites/${enc(path)}/revisions`, { signal }),
   storage: (signal?: AbortSignal) => call<ServiceStorage>('GET', '/api/storage', { signal }),
   /** A revision's file as text, for the line diff (the caller checks the size first). */
   async fileText(path: string, rev: string, file: string, signal?: AbortSignal): Promise<string> {

@@ -70,7 +70,7 @@ export type RevisionDiff = {
   bytes_removed: number;
 };
 
-/** `GET /api/sites/{path}/storage`: every kept revision's logical size against what the shared store holds for them. */
+/** `GET /api/sites/{path}/revisions` with its storage figures: every kept revision's size against what the shared store holds for them. */
 export type SiteStorage = { revisions: Revision[]; logical_bytes: number; stored_bytes: number };
 
 /** `GET /api/storage` (admins): the same for the whole service. */

@@ -211,11 +211,19 @@ export function revisionIso(id: string): string | undefined {
  * the site's history is readable (admins); for everyone else the revision's publish time
  * (`2026-11-21 10:15:03`), since the numbering comes from the admin-only audit events.
  */
-export function labeller(numbers: ReadonlyMap<string, number> | undefined): (id: string) => string {
+export function labeller(numbers: ReadonlyMap<string, number> | undefined, kept: readonly string[] = []): (id: string) => string {
+  const bySecond = (id: string) => {
+    const iso = revisionIso(id);
+    return iso ? formatTime(iso, { seconds: true }) : id;
+  };
+  // Two kept revisions published within one second (a script publishing twice) would read the same: add milliseconds.
+  const seen = new Map<string, number>();
+  for (const id of kept) seen.set(bySecond(id), (seen.get(bySecond(id)) ?? 0) + 1);
   return (id) => {
     const n = numbers?.get(id);
     if (n !== undefined) return `v${n}`;
+    const label = bySecond(id);
     const iso = revisionIso(id);
-    return iso ? formatTime(iso, { seconds: true }) : id;
+    return iso && (seen.get(label) ?? 0) > 1 ? `${label}.${iso.slice(20, 23)}` : label;
   };
 }

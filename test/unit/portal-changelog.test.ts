@@ -33,6 +33,10 @@ describe('portal changelog', () => {
     expect(labeller(undefined)(R2)).toMatch(/^2026-11-2\d \d\d:00:00$/);
     expect(revisionIso(R2)).toBe('2026-11-21T10:00:00.000Z');
     expect(labeller(undefined)('not-an-id')).toBe('not-an-id');
+    // two kept revisions within one second are told apart by their milliseconds
+    const twins = ['20261121T100000.123000000Z', '20261121T100000.456000000Z'];
+    expect(twins.map(labeller(undefined, [...twins, R3]))).toEqual([expect.stringMatching(/:00\.123$/), expect.stringMatching(/:00\.456$/)]);
+    expect(labeller(undefined, [...twins, R3])(R3)).toMatch(/:00:00$/);
   });
 
   it('reads the events as entries, newest first, with counts, size changes and dropped revisions', () => {

@@ -40,7 +40,8 @@ export async function renderCompareTab(ctx: TabContext): Promise<void> {
   // Newest id first: what is live, and the revision published just before it.
   const byAge = [...revisions].sort((a, b) => (a.id < b.id ? 1 : -1));
   let to = known(params.get('to')) ?? live.id;
-  let from = known(params.get('from')) ?? byAge.find((r) => r.id !== to)!.id;
+  // by default the change that led to the live revision: the newest one older than it (after a rollback there may be none)
+  let from = known(params.get('from')) ?? (byAge.find((r) => r.id < to) ?? byAge.find((r) => r.id !== to))!.id;
   const missing = [params.get('from'), params.get('to')].filter((id) => id && !known(id));
 
   const select = (id: string, value: string) =>

@@ -49,7 +49,11 @@ function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData
           )
         : Promise.resolve(undefined)),
     // Labels never fail: without the history, a revision is named by its publish time.
-    label: () => (label ??= data.events().then((e) => labeller(e && revisionNumbers(e)), () => labeller(undefined))),
+    label: () =>
+      (label ??= data.revisions().then((revs) => {
+        const kept = revs.map((r) => r.id);
+        return data.events().then((e) => labeller(e && revisionNumbers(e), kept), () => labeller(undefined, kept));
+      })),
     refresh: () => {
       revisions = events = label = undefined;
     },

@@ -56,7 +56,7 @@ export async function renderTrash(ctx: ViewContext): Promise<void> {
     try {
       const { sites } = await api.deleted(signal);
       if (sites.length === 0) {
-        replace(body, stateLine('The trash is empty. Unpublishing a site (the Unpublish button on its page) moves it here, offline, where it can be restored until it is purged.'));
+        replace(body, stateLine('The trash is empty. To take a site offline, open its page and press Unpublish.'));
         return;
       }
       replace(

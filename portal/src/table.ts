@@ -22,7 +22,7 @@ export function dataTable(opts: { caption: string; class: string; columns: Colum
       'table',
       { class: `${opts.class} stack-table` },
       h('caption', { class: 'sr-only' }, opts.caption),
-      h('thead', null, h('tr', null, columns.map((c) => h('th', { scope: 'col' }, c.srOnly ? h('span', { class: 'sr-only' }, c.label) : c.label)))),
+      h('thead', null, h('tr', null, columns.map((c) => h('th', { scope: 'col', class: c.class }, c.srOnly ? h('span', { class: 'sr-only' }, c.label) : c.label)))),
       h(
         'tbody',
         null,

@@ -2,6 +2,7 @@
 import { api } from '../api.ts';
 import { h } from '../dom.ts';
 import { formatBytes, initials, sitePath } from '../format.ts';
+import { dataTable } from '../table.ts';
 import { when } from '../widgets.ts';
 import { siteHref } from '../router.ts';
 import type { Site } from '../types.ts';
@@ -122,35 +123,21 @@ export function siteCard(site: Site, onTag: (tag: string) => void): HTMLElement 
 }
 
 export function siteTable(sites: Site[], onTag: (tag: string) => void): HTMLElement {
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'sites-table' },
-      h('caption', { class: 'sr-only' }, 'Sites'),
-      h(
-        'thead',
-        null,
-        h('tr', null, ['Title', 'Path', 'Tags', 'Date', 'Size', 'Updated', 'Live'].map((c) => h('th', { scope: 'col' }, c))),
-      ),
-      h(
-        'tbody',
-        null,
-        sites.map((s) =>
-          h(
-            'tr',
-            { 'data-path': sitePath(s), class: s.hidden ? 'is-hidden' : null },
-            h('td', null, h('span', { class: 'title-cell' }, favicon(s), h('a', { href: siteHref(sitePath(s)) }, s.title), hiddenBadge(s))),
-            h('td', { class: 'path' }, sitePath(s)),
-            h('td', null, tagChips(s, onTag)),
-            h('td', { class: 'nowrap' }, s.date ?? ''),
-            h('td', { class: 'nowrap num' }, formatBytes(s.size)),
-            h('td', { class: 'nowrap' }, when(s.updated_at)),
-            h('td', null, liveLink(s, 'Open')),
-          ),
-        ),
-      ),
-    ),
-  );
+  return dataTable({
+    caption: 'Sites',
+    class: 'sites-table',
+    columns: [{ label: 'Title' }, { label: 'Path', class: 'path' }, { label: 'Tags' }, { label: 'Date', class: 'nowrap' }, { label: 'Size', class: 'nowrap num' }, { label: 'Updated', class: 'nowrap' }, { label: 'Live' }],
+    rows: sites.map((s) => ({
+      attrs: { 'data-path': sitePath(s), class: s.hidden ? 'is-hidden' : null },
+      cells: [
+        h('span', { class: 'title-cell' }, favicon(s), h('a', { href: siteHref(sitePath(s)) }, s.title), hiddenBadge(s)),
+        sitePath(s),
+        tagChips(s, onTag),
+        s.date ?? '',
+        formatBytes(s.size),
+        when(s.updated_at),
+        liveLink(s, 'Open'),
+      ],
+    })),
+  });
 }

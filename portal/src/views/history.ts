@@ -71,7 +71,7 @@ function entryItem(e: ChangelogEntry, site: Site, k: Known): HTMLElement {
     h(
       'div',
       { class: 'entry-head' },
-      to && 'href' in to ? h('a', { class: 'entry-link', href: to.href }, head) : head,
+      to && 'href' in to ? h('a', { class: 'entry-link', href: to.href, title: to.text }, head) : head,
       e === k.liveEntry ? h('span', { class: 'badge ok' }, 'Live now') : null,
       h('span', { class: 'entry-when' }, when(e.at)),
     ),

@@ -139,6 +139,8 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
   ctx.stay((r) => {
     if (r.name !== 'site' || r.path !== path) return false;
     show(tabFromUrl());
+    // from far down a long changelog, the change opened starts at the top of the tab
+    if (panel.getBoundingClientRect().top < 0) panel.scrollIntoView({ block: 'start' });
     return true;
   });
 

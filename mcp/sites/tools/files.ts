@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Limits } from '../../../app/deps.ts';
 import type { IncomingFile } from '../../../app/publish/publish.ts';
 import { TooLargeError, ValidationError } from '../../../domain/errors.ts';
-import { createPathRegistry } from '../../../host/archive/paths.ts';
+import { createPathRegistry } from '../../../domain/file-paths.ts';
 
 /** One file of a `publish_site` call, as the tool receives it. */
 export type ToolFile = { readonly path: string; readonly content: string; readonly encoding?: 'utf8' | 'base64' };

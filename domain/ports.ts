@@ -59,8 +59,12 @@ export type ByteRange = { readonly start: number; readonly end: number }; // inc
  * using them. Adapters: a local folder (embedded) and MinIO / any S3.
  */
 export interface BlobStore {
-  /** Streams `source` in, hashing on the way, and stores it under its hash (once). */
-  put(source: Readable | AsyncIterable<Uint8Array>): Promise<PutResult>;
+  /**
+   * Streams `source` in, hashing on the way, and stores it under its hash (once). With
+   * `expected`, the content's SHA-256 must be that digest: otherwise nothing becomes
+   * visible (checked before the blob is linked or uploaded) and it throws `ValidationError`.
+   */
+  put(source: Readable | AsyncIterable<Uint8Array>, expected?: string): Promise<PutResult>;
   /** Stores a small in-memory value (manifests, favicons). */
   putBytes(bytes: Uint8Array): Promise<PutResult>;
   has(hash: string): Promise<boolean>;

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
 import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
 import { openSmallBlobWriter } from './small-writer.ts';
-import { assertBlobHash, assertRange, mapStorageError, removeStaleTemp, spoolToTemp, STALE_TEMP_MS } from './spool.ts';
+import { assertBlobHash, assertRange, mapStorageError, rejectUnexpected, removeStaleTemp, spoolToTemp, STALE_TEMP_MS } from './spool.ts';
 
 const FAN_RE = /^[0-9a-f]{2}$/;
 const HASH_RE = /^[0-9a-f]{64}$/;
@@ -86,8 +86,10 @@ export function openFolderBlobStore(dir: string): BlobStore {
   }
 
   return {
-    async put(source: Readable | AsyncIterable<Uint8Array>): Promise<PutResult> {
+    async put(source: Readable | AsyncIterable<Uint8Array>, expected?: string): Promise<PutResult> {
       const spooled = await spoolToTemp(source, tmpDir);
+      // Before the link: a blob under the wrong name is never visible, not even for a moment.
+      await rejectUnexpected(spooled, expected);
       const created = await commit(spooled.path, spooled.hash);
       return { hash: spooled.hash, size: spooled.size, created };
     },

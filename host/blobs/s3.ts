@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { InsufficientStorageError } from '../../domain/errors.ts';
 import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
-import { assertBlobHash, assertRange, removeStaleTemp, spoolToTemp } from './spool.ts';
+import { assertBlobHash, assertRange, rejectUnexpected, removeStaleTemp, spoolToTemp } from './spool.ts';
 
 export type S3BlobStoreConfig = {
   /** `http://host:port` or `https://host[:port]` (`SITES_S3_ENDPOINT`). */
@@ -118,8 +118,10 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
   }
 
   return {
-    async put(source: Readable | AsyncIterable<Uint8Array>): Promise<PutResult> {
+    async put(source: Readable | AsyncIterable<Uint8Array>, expected?: string): Promise<PutResult> {
       const spooled = await spoolToTemp(source, tmpDir);
+      // Checked on the spooled copy, before the PUT: the object never exists under a wrong key.
+      await rejectUnexpected(spooled, expected);
       try {
         if (await exists(spooled.hash)) return { hash: spooled.hash, size: spooled.size, created: false };
         await upload(spooled.hash, spooled.size, createReadStream(spooled.path));

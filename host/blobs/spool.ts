@@ -4,7 +4,7 @@ import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InsufficientStorageError } from '../../domain/errors.ts';
+import { InsufficientStorageError, ValidationError } from '../../domain/errors.ts';
 
 const HASH_RE = /^[0-9a-f]{64}$/;
 
@@ -68,6 +68,16 @@ export async function spoolToTemp(source: Readable | AsyncIterable<Uint8Array>, 
     throw mapStorageError(err, 'writing a blob');
   }
   return { path, hash: hasher.digest('hex'), size };
+}
+
+/**
+ * A spooled upload whose content is not the digest it was sent under (spec §10): the temp
+ * file goes, nothing was stored, and the caller answers 400.
+ */
+export async function rejectUnexpected(spooled: Spooled, expected: string | undefined): Promise<void> {
+  if (expected === undefined || spooled.hash === expected) return;
+  await unlink(spooled.path).catch(() => undefined);
+  throw new ValidationError(`the content's SHA-256 is ${spooled.hash}, not ${expected}: nothing was stored`);
 }
 
 /** Default age after which a temp file is considered a crash leftover. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../domain/errors.ts';
 import type { BlobStore } from '../../domain/ports.ts';
 
 /** What each adapter's test file hands to the shared contract. */
@@ -94,6 +95,25 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStoreFix
       expect(second).toEqual({ ...first, created: false });
       expect(third).toEqual({ ...first, created: false });
       expect(await fx.writeMarker(first.hash)).toBe(before);
+      expect(await fx.tempFiles()).toEqual([]);
+    });
+
+    it('put with an expected digest: stores matching content; a mismatch stores nothing, not even under the right hash (spec §10)', async () => {
+      const content = unique('expected');
+      const result = await store.put(Readable.from([content]), sha256(content));
+      expect(result).toEqual({ hash: sha256(content), size: content.length, created: true });
+      // Already there: no error, nothing written.
+      const marker = await fx.writeMarker(result.hash);
+      expect((await store.put(Readable.from([content]), sha256(content))).created).toBe(false);
+      expect(await fx.writeMarker(result.hash)).toBe(marker);
+
+      const claimed = sha256(unique('claimed-but-not-sent'));
+      const sent = unique('sent-instead');
+      const err = await store.put(Readable.from([sent]), claimed).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as Error).message).toContain(claimed);
+      expect(await store.has(claimed)).toBe(false);
+      expect(await store.has(sha256(sent))).toBe(false);
       expect(await fx.tempFiles()).toEqual([]);
     });
 

@@ -1,3 +1,4 @@
+import type { Deploy, DeployBlob, DeployStatus, UploadRecord } from '../domain/deploy/deploy.ts';
 import type { Recorded } from '../domain/events.ts';
 import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc } from './documents.ts';
 
@@ -69,9 +70,37 @@ export interface ReadModel {
   indexManifest(manifest: string, blobs: readonly string[]): Promise<void>;
   /**
    * The subset of `candidates` still referenced by a retained revision (live or archived,
-   * of a live or quarantined site): as a file of its manifest, its manifest, or its favicon.
+   * of a live or quarantined site): as a file of its manifest, its manifest, or its favicon;
+   * or by a deploy that has not been deleted yet: as a digest of its manifest, or that manifest.
    */
   referencedBlobs(candidates: readonly string[]): Promise<Set<string>>;
+
+  /**
+   * Incremental deploys (spec §10): short-lived state shared by every instance, like the
+   * leases, and not projected (`reset()` keeps them). A deploy's record and its distinct
+   * digests are written together; while the record exists its digests and manifest count
+   * as referenced (`referencedBlobs`), so garbage collection keeps what it uploaded.
+   */
+  createDeploy(deploy: Deploy, blobs: readonly DeployBlob[]): Promise<void>;
+  getDeploy(id: string): Promise<Deploy | undefined>;
+  /** One digest of a deploy's manifest, or undefined when the manifest does not list it. */
+  getDeployBlob(id: string, hash: string): Promise<DeployBlob | undefined>;
+  /** Every distinct digest of a deploy's manifest. */
+  listDeployBlobs(id: string): Promise<DeployBlob[]>;
+  /**
+   * Records that a required digest was uploaded with `size` bytes, adding them to the
+   * deploy's `uploadedBytes` only if the total stays at most `maxBytes`: one atomic
+   * conditional increment, so concurrent uploads (on any instance) cannot pass the limit
+   * together. A digest is counted once: `already` when it was counted before or is not
+   * required; `over_limit` changes nothing; `closed` when the deploy is gone or not open.
+   */
+  recordDeployUpload(id: string, hash: string, size: number, maxBytes: number): Promise<UploadRecord>;
+  /** Moves a deploy from `from` to `to` (compare-and-set); false when it was not at `from`. */
+  setDeployStatus(id: string, from: DeployStatus, to: DeployStatus, revision?: string): Promise<boolean>;
+  /** Deploys whose `expiresAt` is at or before `by` (ISO-8601 UTC), earliest first, at most `limit`. */
+  listExpiredDeploys(by: string, limit: number): Promise<Deploy[]>;
+  /** Deletes a deploy and its digests; its blobs are then only as referenced as anything else. */
+  deleteDeploy(id: string): Promise<void>;
 
   /** Takes or renews the named lease for `ttlMs`; false when another holder has it. */
   tryLease(name: string, holder: string, ttlMs: number): Promise<boolean>;

@@ -13,6 +13,7 @@ import {
   type ManifestDocument,
   type StreamDocument,
 } from './mongo-documents.ts';
+import { deployCollections, mongoDeploys, type DeployBlobDocument, type DeployDocument } from './mongo-deploys.ts';
 
 const CHECKPOINT_ID = 'projection';
 /** Candidates per `$in` query: keeps each command far below MongoDB's 16 MB limit. */
@@ -31,10 +32,10 @@ export async function openMongoReadModel(url: string): Promise<ReadModel> {
   await client.connect();
   try {
     const db = client.db(databaseName(url));
-    const model = mongoReadModel(client, db);
     await db.collection<StreamDocument>('streams').createIndexes(STREAM_INDEXES);
     await db.collection<ManifestDocument>('manifest_blobs').createIndex({ blobs: 1 }, { name: 'manifest_blobs' });
-    return model;
+    const { deploys, deployBlobs } = await deployCollections(db);
+    return mongoReadModel(client, db, deploys, deployBlobs);
   } catch (err) {
     await client.close();
     throw err;
@@ -48,7 +49,7 @@ export function databaseName(url: string): string {
   return name || 'sites';
 }
 
-function mongoReadModel(client: MongoClient, db: Db): ReadModel {
+function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployDocument>, deployBlobs: Collection<DeployBlobDocument>): ReadModel {
   const streams = db.collection<StreamDocument>('streams');
   const manifests = db.collection<ManifestDocument>('manifest_blobs');
   const checkpoints = db.collection<CheckpointDocument>('checkpoints');
@@ -145,6 +146,9 @@ function mongoReadModel(client: MongoClient, db: Db): ReadModel {
           for (const m of await streams.distinct('manifests', { manifests: { $in: part } })) if (m) retained.add(m);
         }
         for (const h of hits) if (retained.has(h._id)) for (const blob of h.hits) found.add(blob);
+        // A digest or the manifest of a deploy not deleted yet (spec §10: its uploads are kept while it is open).
+        for (const h of await deployBlobs.distinct('h', { h: { $in: chunk } })) if (wanted.has(h)) found.add(h);
+        for (const m of await deploys.distinct('manifest', { manifest: { $in: chunk } })) if (wanted.has(m)) found.add(m);
       }
       return found;
     },
@@ -167,6 +171,8 @@ function mongoReadModel(client: MongoClient, db: Db): ReadModel {
     async releaseLease(name, holder) {
       await leases.deleteOne({ _id: name, holder });
     },
+
+    ...mongoDeploys(deploys, deployBlobs),
 
     async reset() {
       await streams.deleteMany({});

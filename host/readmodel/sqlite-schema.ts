@@ -1,8 +1,8 @@
 /**
  * Tables of the embedded read model. `streams` is the source for projections (each
  * stream's last applied revision and document); the other tables are query shapes
- * derived from it in the same transaction. `manifest_blobs` and `leases` are not
- * projected: `reset()` keeps them.
+ * derived from it in the same transaction. `manifest_blobs`, `leases`, `deploys` and
+ * `deploy_blobs` are not projected: `reset()` keeps them.
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS streams (
@@ -93,12 +93,36 @@ CREATE TABLE IF NOT EXISTS leases (
   holder     TEXT NOT NULL,
   expires_at INTEGER NOT NULL
 );
+
+-- Incremental deploys (spec §10): open for an hour, shared by every process on this file.
+CREATE TABLE IF NOT EXISTS deploys (
+  id             TEXT PRIMARY KEY,
+  status         TEXT NOT NULL,
+  manifest       TEXT NOT NULL,
+  expires_at     TEXT NOT NULL,
+  uploaded_bytes INTEGER NOT NULL,
+  doc            TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deploys_by_expiry ON deploys (expires_at, id);
+CREATE INDEX IF NOT EXISTS deploys_by_manifest ON deploys (manifest);
+
+-- The distinct digests of each deploy's manifest; size is set once a required one is uploaded.
+CREATE TABLE IF NOT EXISTS deploy_blobs (
+  deploy   TEXT NOT NULL,
+  hash     TEXT NOT NULL,
+  required INTEGER NOT NULL,
+  size     INTEGER,
+  PRIMARY KEY (deploy, hash)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
 `;
 
 /**
  * Bumped whenever a projected table changes shape. Projected tables can always be rebuilt
  * from the event log, so a file with another version has them dropped and recreated (the
- * checkpoint goes with them, and the projector replays); manifest_blobs and leases stay.
+ * checkpoint goes with them, and the projector replays); manifest_blobs, leases and the
+ * deploy tables stay. A table that is not projected is simply added (`IF NOT EXISTS`, run
+ * at every open), with no bump.
  * 2: oauth_clients.unused_expires_at (expiry of unused OAuth client registrations).
  */
 export const SCHEMA_VERSION = 2;

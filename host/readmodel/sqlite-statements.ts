@@ -52,7 +52,9 @@ export function prepareStatements(db: Database.Database) {
       `SELECT c.value AS hash FROM json_each(?) c
         WHERE EXISTS (SELECT 1 FROM revisions r WHERE r.manifest = c.value)
            OR EXISTS (SELECT 1 FROM revisions r WHERE r.favicon = c.value)
-           OR EXISTS (SELECT 1 FROM manifest_blobs m JOIN revisions r ON r.manifest = m.manifest WHERE m.blob = c.value)`,
+           OR EXISTS (SELECT 1 FROM manifest_blobs m JOIN revisions r ON r.manifest = m.manifest WHERE m.blob = c.value)
+           OR EXISTS (SELECT 1 FROM deploy_blobs b WHERE b.hash = c.value)
+           OR EXISTS (SELECT 1 FROM deploys d WHERE d.manifest = c.value)`,
     ),
 
     // One statement, so taking a lease is atomic across processes: insert, renew our own, or take an expired one.

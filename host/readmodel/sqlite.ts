@@ -4,6 +4,7 @@ import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } fro
 import { projectBatch } from '../../projections/project.ts';
 import type { ReadModel, SiteListResult, SiteQuery } from '../../projections/read-model.ts';
 import { retainedRevisions, siteIndexFields } from './derive.ts';
+import { sqliteDeploys } from './sqlite-deploys.ts';
 import { PROJECTED_TABLES, SCHEMA, SCHEMA_VERSION } from './sqlite-schema.ts';
 import { siteListSql } from './sqlite-queries.ts';
 import { prepareStatements, type DocRow } from './sqlite-statements.ts';
@@ -176,6 +177,7 @@ export function openSqliteReadModel(file: string): ReadModel {
     async releaseLease(name, holder) {
       s.releaseLease.run(name, holder);
     },
+    ...sqliteDeploys(db),
     async reset() {
       resetTx.immediate();
       parsed.clear();
@@ -189,9 +191,9 @@ export function openSqliteReadModel(file: string): ReadModel {
 function migrate(db: Database.Database): void {
   db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version === SCHEMA_VERSION) return;
-    if (version !== 0) for (const table of PROJECTED_TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
+    if (version !== SCHEMA_VERSION && version !== 0) for (const table of PROJECTED_TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
+    // Every table is `IF NOT EXISTS`: tables added since the file was made appear here.
     db.exec(SCHEMA);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -4,6 +4,7 @@
  * handle on the same store (another process, in production).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Deploy, DeployBlob } from '../../domain/deploy/deploy.ts';
 import type { Recorded } from '../../domain/events.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { ReadModel, SiteQuery } from '../../projections/read-model.ts';
@@ -364,6 +365,96 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect(found.has('blob-9998')).toBe(true);
       expect(found.has('blob-9999')).toBe(false);
       expect(found.has('other-1')).toBe(false);
+    });
+
+    it('keeps incremental deploys: the record with its digests, a compare-and-set status, expiry listing, deletion; reset keeps them', async () => {
+      const { model, another } = await open();
+      const deploy = (id: string, expiresAt: string): Deploy => ({
+        id,
+        address: { group: 'docs', slug: 'app' },
+        meta: { title: 'App', tags: ['x'] },
+        keyId: 7,
+        manifest: `manifest-${id}`,
+        files: 3,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        expiresAt,
+        status: 'open',
+        uploadedBytes: 0,
+      });
+      const blobs: DeployBlob[] = [
+        { hash: 'held', required: false, size: 10 },
+        { hash: 'new-1', required: true },
+        { hash: 'new-2', required: true },
+      ];
+      await model.createDeploy(deploy('d1', '2026-01-01T01:00:00.000Z'), blobs);
+      await model.createDeploy(deploy('d2', '2026-01-01T00:30:00.000Z'), [{ hash: 'only-d2', required: true }]);
+      expect(await model.getDeploy('d1')).toEqual(deploy('d1', '2026-01-01T01:00:00.000Z'));
+      expect(await model.getDeploy('nope')).toBeUndefined();
+      expect(await model.getDeployBlob('d1', 'held')).toEqual({ hash: 'held', required: false, size: 10 });
+      expect(await model.getDeployBlob('d1', 'new-1')).toEqual({ hash: 'new-1', required: true });
+      expect(await model.getDeployBlob('d1', 'only-d2')).toBeUndefined();
+      expect(await model.listDeployBlobs('d1')).toEqual(blobs);
+
+      // Another handle (another instance) sees the same deploy and changes its state.
+      const other = await another();
+      expect(await other.setDeployStatus('d1', 'open', 'publishing')).toBe(true);
+      expect(await model.setDeployStatus('d1', 'open', 'publishing')).toBe(false); // one claim wins
+      expect(await model.setDeployStatus('d1', 'publishing', 'open')).toBe(true);
+      expect(await model.setDeployStatus('d1', 'open', 'published', '20260101T000000.000000001Z')).toBe(true);
+      expect(await other.getDeploy('d1')).toMatchObject({ status: 'published', revision: '20260101T000000.000000001Z', meta: { title: 'App', tags: ['x'] } });
+
+      expect((await model.listExpiredDeploys('2026-01-01T00:29:59.999Z', 10)).map((d) => d.id)).toEqual([]);
+      expect((await model.listExpiredDeploys('2026-01-01T01:00:00.000Z', 10)).map((d) => d.id)).toEqual(['d2', 'd1']); // earliest first
+      expect((await model.listExpiredDeploys('2027-01-01T00:00:00.000Z', 1)).map((d) => d.id)).toEqual(['d2']);
+
+      await model.reset(); // deploys are coordination state, not projections
+      expect((await model.getDeploy('d2'))?.id).toBe('d2');
+      await model.deleteDeploy('d2');
+      expect(await model.getDeploy('d2')).toBeUndefined();
+      expect(await model.listDeployBlobs('d2')).toEqual([]);
+      expect((await other.getDeploy('d1'))?.id).toBe('d1');
+    });
+
+    it('counts a deploy\'s uploads once each, within the byte limit, atomically across handles', async () => {
+      const { model, another } = await open();
+      const other = await another();
+      const required = Array.from({ length: 20 }, (_, i) => ({ hash: `c-${i}`, required: true }));
+      await model.createDeploy(
+        { id: 'u1', address: { group: '', slug: 'up' }, meta: {}, keyId: 1, manifest: 'mu1', files: 21, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T01:00:00.000Z', status: 'open', uploadedBytes: 0 },
+        [...required, { hash: 'held', required: false, size: 5 }],
+      );
+      expect(await model.recordDeployUpload('u1', 'c-0', 100, 1000)).toBe('recorded');
+      expect(await other.recordDeployUpload('u1', 'c-0', 100, 1000)).toBe('already'); // a retry is not counted twice
+      expect(await model.recordDeployUpload('u1', 'held', 5, 1000)).toBe('already'); // not required: never counted
+      expect(await model.getDeployBlob('u1', 'c-0')).toEqual({ hash: 'c-0', required: true, size: 100 });
+      // 19 more uploads of 100 bytes race from two handles against a limit of 1000: exactly 9 fit.
+      const results = await Promise.all(required.slice(1).map((b, i) => (i % 2 ? model : other).recordDeployUpload('u1', b.hash, 100, 1000)));
+      expect(results.filter((r) => r === 'recorded')).toHaveLength(9);
+      expect(results.filter((r) => r === 'over_limit')).toHaveLength(10);
+      expect((await model.getDeploy('u1'))?.uploadedBytes).toBe(1000);
+      // A refused upload left its digest unmarked: it is still missing, and can be recorded once room is made (never here).
+      const unmarked = (await model.listDeployBlobs('u1')).filter((b) => b.required && b.size === undefined);
+      expect(unmarked).toHaveLength(10);
+      expect(await model.recordDeployUpload('u1', 'no-such-digest', 1, 1000)).toBe('already');
+      expect(await model.recordDeployUpload('missing-deploy', 'c-1', 1, 1000)).toBe('closed');
+      expect(await model.setDeployStatus('u1', 'open', 'published')).toBe(true);
+      expect(await model.recordDeployUpload('u1', unmarked[0]!.hash, 0, 1000)).toBe('closed');
+    });
+
+    it('counts a deploy\'s digests and manifest as referenced until the deploy is deleted', async () => {
+      const { model } = await open();
+      const log = eventLog();
+      await model.indexManifest('mr', ['site-file']);
+      log.site('r', published('r', 1, revision('rr', { manifest: 'mr' }), meta('R')));
+      await model.apply(log.events, last(log.events));
+      await model.createDeploy(
+        { id: 'g1', address: { group: '', slug: 'r' }, meta: {}, keyId: 1, manifest: 'deploy-manifest', files: 2, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T01:00:00.000Z', status: 'open', uploadedBytes: 0 },
+        [{ hash: 'uploaded', required: true }, { hash: 'site-file', required: false, size: 1 }],
+      );
+      const all = ['site-file', 'uploaded', 'deploy-manifest', 'mr', 'unknown'];
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(['deploy-manifest', 'mr', 'site-file', 'uploaded']);
+      await model.deleteDeploy('g1');
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(['mr', 'site-file']);
     });
 
     it('hands a lease to one holder at a time and lets another take it over after expiry', async () => {

@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startService } from '../support/service.ts';
 import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
-import { chromiumAvailable, launch, newContext, page as html, publishOk } from './support.ts';
+import { chromiumAvailable, eventually, launch, newContext, page as html, publishOk } from './support.ts';
 
 type Service = Awaited<ReturnType<typeof startService>>;
 
@@ -109,8 +109,9 @@ describe.skipIf(!chromiumAvailable())('published pages cannot act with the signe
   test('the portal refuses to be framed by a site', async () => {
     await page.goto(`${siteOrigin('frame.evil')}/`, { waitUntil: 'load' });
     const frame = page.frames().find((f) => f !== page.mainFrame())!;
-    // Chromium replaces a frame refused by frame-ancestors / X-Frame-Options with its error page.
-    expect(frame.url()).toMatch(/^chrome-error:/);
+    // Chromium replaces a frame refused by frame-ancestors / X-Frame-Options with its error page
+    // (under load it may commit that page a moment after the parent's load event).
+    await eventually(() => frame.url()).toMatch(/^chrome-error:/);
     // The portal itself still renders when opened directly.
     await page.goto(`${apex}/`);
     expect(await page.locator('#topbar').count()).toBe(1);

@@ -3,7 +3,13 @@ import type { Versioning } from '../domain/site/decide.ts';
 import type { ReadModel } from '../projections/read-model.ts';
 import type { PublishGate } from './gate.ts';
 
-export type Limits = { readonly maxUploadBytes: number; readonly maxExtractBytes: number; readonly maxExtractEntries: number };
+export type Limits = {
+  readonly maxUploadBytes: number;
+  readonly maxExtractBytes: number;
+  readonly maxExtractEntries: number;
+  /** How long an incremental deploy stays open (spec §10: one hour; SITES_DEPLOY_TTL). */
+  readonly deployTtlMs?: number;
+};
 
 /**
  * What command handlers need: the three ports, settings, and a way to wait until the

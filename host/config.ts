@@ -32,6 +32,8 @@ export type Config = {
   readonly uploadPace: { readonly windowMs: number; readonly minBytesPerSecond: number };
   readonly versioning: { readonly enabled: boolean; readonly keep: number };
   readonly deletedSiteTtlMs: number;
+  /** How long an incremental deploy stays open before it expires (spec §10: 1h; shorter for tests). */
+  readonly deployTtlMs: number;
   readonly mcp: {
     readonly enabled: boolean;
     readonly allowedUsers: ReadonlySet<string>;
@@ -245,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     versioning: { enabled: bool(env, 'SITES_VERSIONING_ENABLED', false), keep: int(env, 'SITES_VERSIONING_KEEP', 5, 1) },
     deletedSiteTtlMs: parseDuration(env.SITES_DELETED_SITE_TTL || '720h', 'SITES_DELETED_SITE_TTL'),
+    deployTtlMs: parseDuration(env.SITES_DEPLOY_TTL || '1h', 'SITES_DEPLOY_TTL'),
     mcp: {
       enabled: bool(env, 'SITES_MCP_ENABLED', true),
       allowedUsers: env.SITES_MCP_ALLOWED_USERS === undefined ? adminUsers : new Set(list(env, 'SITES_MCP_ALLOWED_USERS')),

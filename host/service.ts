@@ -9,6 +9,7 @@ import type { ApiContext } from '../api/context.ts';
 import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
 import { auditRouter } from '../api/audit.ts';
+import { deploysRouter } from '../api/deploys.ts';
 import { ingestRouter } from '../api/ingest.ts';
 import { keysRouter } from '../api/keys.ts';
 import { managementRouter } from '../api/management.ts';
@@ -64,7 +65,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     readModel: stack.readModel,
     blobs: stack.blobs,
     versioning: config.versioning,
-    limits: { maxUploadBytes: config.maxUploadBytes, maxExtractBytes: config.maxExtractBytes, maxExtractEntries: config.maxExtractEntries },
+    limits: { maxUploadBytes: config.maxUploadBytes, maxExtractBytes: config.maxExtractBytes, maxExtractEntries: config.maxExtractEntries, deployTtlMs: config.deployTtlMs },
     tmpDir,
     gate: new PublishGate(),
     now: () => new Date(),
@@ -143,7 +144,7 @@ export async function apexApp(service: Service): Promise<Koa> {
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });
-  for (const r of [ingestRouter(service.api), keysRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
+  for (const r of [ingestRouter(service.api), deploysRouter(service.api), keysRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
     app.use(r.routes());
     app.use(r.allowedMethods());
   }

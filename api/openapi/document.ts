@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Connection, ConnectionsResponse } from '../schemas/connection.ts';
+import { DeployCreated, DeployRequest } from '../schemas/deploy.ts';
 import { ErrorBody } from '../schemas/errors.ts';
 import { Actor, EventsResponse, SiteEventEntry } from '../schemas/events.ts';
 import { FileNode } from '../schemas/file-tree.ts';
@@ -40,6 +41,7 @@ const RESPONSE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   SiteEvent: SiteEventEntry,
   EventsResponse,
   PublishResult,
+  DeployCreated,
   Error: ErrorBody,
 };
 const REQUEST_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
@@ -49,6 +51,7 @@ const REQUEST_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   RollbackBody,
   GrantRequest,
   CreateKeyBody,
+  DeployRequest,
 };
 
 const SCHEMA_REF = (id: string) => `#/components/schemas/${id}`;
@@ -111,6 +114,7 @@ function requestBody(body: Body, names: ReadonlyMap<z.ZodType, string>, what: st
   if (body.kind === 'json') {
     return { description: body.description, required: body.required, content: { 'application/json': { schema: named(body.schema, names, what) } } };
   }
+  if (body.kind === 'binary') return { description: body.description, required: true, content: Object.fromEntries(body.types.map((type) => [type, {}])) };
   const encoding = Object.fromEntries(Object.entries(body.encoding).map(([part, contentType]) => [part, { contentType }]));
   return { description: body.description, required: true, content: { 'multipart/form-data': { schema: named(body.schema, names, what), encoding } } };
 }

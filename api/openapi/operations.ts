@@ -4,6 +4,7 @@ import { RevisionDiff, ServiceStorage } from '../schemas/audit.ts';
 import { ConnectionIdParam, ConnectionsQuery, ConnectionsResponse } from '../schemas/connection.ts';
 import { EventsResponse } from '../schemas/events.ts';
 import { FileNode } from '../schemas/file-tree.ts';
+import { DeployCreated, DeployIdParam, DeployRequest, DigestParam } from '../schemas/deploy.ts';
 import { CreatedAPIKey, CreateKeyBody, KeysResponse } from '../schemas/key.ts';
 import { Me } from '../schemas/me.ts';
 import { FileQuery, KeyIdParam, RevisionParam } from '../schemas/params.ts';
@@ -45,7 +46,8 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 507;
 
 export type Body =
   | { readonly kind: 'json'; readonly schema: z.ZodType; readonly required: boolean; readonly description: string }
-  | { readonly kind: 'multipart'; readonly schema: z.ZodType; readonly encoding: Readonly<Record<string, string>>; readonly description: string };
+  | { readonly kind: 'multipart'; readonly schema: z.ZodType; readonly encoding: Readonly<Record<string, string>>; readonly description: string }
+  | { readonly kind: 'binary'; readonly types: readonly string[]; readonly description: string };
 
 export type Header = { readonly description: string; readonly schema: z.ZodType };
 export type Reply =
@@ -169,6 +171,56 @@ const ingest: Operation[] = [
     description: 'Only a quarantined site can be purged (a live one → 404); every file and revision is destroyed.',
     ok: { status: 204, reply: empty('purged') },
     errors: [400, 401, 403, 404, 409],
+  },
+];
+
+/** Incremental deploys (spec §10): the manifest first, then only what the site lacks, then the publish. */
+const deploys: Operation[] = [
+  {
+    id: 'ingestCreateDeploy',
+    method: 'post',
+    path: '/ingest/deploys',
+    tag: 'ingest',
+    auth: 'key',
+    summary: 'Start an incremental deploy (capability publish)',
+    description:
+      'Sends the site’s manifest of digests; the answer lists the digests no revision of this site (live, archived or in the trash) holds, ' +
+      'which must be uploaded before the publish. A path that breaks the archive rules or a digest that is not 64 lowercase hex → 400 naming it; ' +
+      'more than SITES_MAX_EXTRACT_ENTRIES paths → 413. The deploy can be used by the key that created it or an admin key, for one hour.',
+    body: jsonBody(DeployRequest, 'the publish meta and the files by digest (may be sent with Content-Encoding: gzip)'),
+    ok: { status: 201, reply: json(DeployCreated, 'the deploy and what to upload') },
+    errors: [400, 401, 403, 413, 415],
+  },
+  {
+    id: 'ingestUploadDeployFile',
+    method: 'put',
+    path: '/ingest/deploys/{id}/files/{sha256}',
+    tag: 'ingest',
+    auth: 'key',
+    summary: 'Upload one content of a deploy (capability publish)',
+    description:
+      'The body is stored only if its SHA-256 is the digest in the URL (else 400, nothing stored). A digest the manifest does not list → 404; ' +
+      'a body over SITES_MAX_UPLOAD_BYTES, or the deploy’s uploads over SITES_MAX_EXTRACT_BYTES → 413; a published deploy → 409. ' +
+      '204 also when the store had the content already.',
+    params: { id: DeployIdParam, sha256: DigestParam },
+    body: { kind: 'binary', types: ['application/octet-stream'], description: 'the file’s raw bytes' },
+    ok: { status: 204, reply: empty('stored') },
+    errors: [400, 401, 403, 404, 408, 409, 413, 507],
+  },
+  {
+    id: 'ingestPublishDeploy',
+    method: 'post',
+    path: '/ingest/deploys/{id}/publish',
+    tag: 'ingest',
+    auth: 'key',
+    summary: 'Publish a deploy (capability publish)',
+    description:
+      'Publishes the deploy’s files exactly as POST /ingest/sites would publish them (same events, revision, atomic switch, favicon). ' +
+      'Digests still missing → 409 with "missing": [digests]; an already published deploy → 409; an unknown or expired deploy, ' +
+      'or one created by another key → 404.',
+    params: { id: DeployIdParam },
+    ok: { status: 200, reply: json(PublishResult, 'the site as published') },
+    errors: [400, 401, 403, 404, 409, 413, 507],
   },
 ];
 
@@ -451,7 +503,7 @@ const management: Operation[] = [
   },
 ];
 
-export const OPERATIONS: readonly Operation[] = [...ingest, ...management];
+export const OPERATIONS: readonly Operation[] = [...ingest, ...deploys, ...management];
 
 export const TAGS: Readonly<Record<Tag, string>> = {
   ingest: 'The ingest plane (API keys only): publish and manage sites from CI.',

@@ -10,6 +10,7 @@ export const ErrorBody = z
   .object({
     error: z.string().meta({ description: 'a human sentence' }),
     code: z.enum(ERROR_CODES),
+    missing: z.array(z.string()).optional().meta({ description: 'a deploy published with contents not uploaded yet (409): their digests (spec §10)' }),
   })
   .meta({ description: 'An error: a sentence for people and a code for programs.' });
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -40,14 +40,40 @@ export async function deleteUnreferenced(deps: CommandDeps, candidates: readonly
   return deleted;
 }
 
+/** Expired deploys read from the read model at a time. */
+const DEPLOY_BATCH = 100;
+
 /**
- * A full pass: every stored blob that no retained revision references is deleted.
- * Cleans up after crashes (uploads killed midway). Blocks publishes while it runs.
+ * Ends every deploy whose hour is over (spec §10), published or not: its record goes, then
+ * whatever it alone kept is deleted (uploads never published, the manifest, and contents
+ * the site has dropped since). Returns how many deploys ended and how many blobs went.
+ */
+export async function collectExpiredDeploys(deps: CommandDeps): Promise<{ deploys: number; deleted: number }> {
+  let deploys = 0;
+  let deleted = 0;
+  for (;;) {
+    const batch = await deps.readModel.listExpiredDeploys(deps.now().toISOString(), DEPLOY_BATCH);
+    for (const deploy of batch) {
+      const candidates = [deploy.manifest, ...(await deps.readModel.listDeployBlobs(deploy.id)).map((b) => b.hash)];
+      // The record first: while it exists, its digests count as referenced.
+      await deps.readModel.deleteDeploy(deploy.id);
+      deleted += await deps.gate.exclusive(() => deleteUnreferenced(deps, candidates));
+      deploys++;
+    }
+    if (batch.length < DEPLOY_BATCH) return { deploys, deleted };
+  }
+}
+
+/**
+ * A full pass: every stored blob that no retained revision (nor a deploy still open)
+ * references is deleted, after the expired deploys have ended. Cleans up after crashes
+ * (uploads killed midway). Blocks publishes while it runs.
  */
 export async function collectAll(deps: CommandDeps): Promise<{ scanned: number; deleted: number }> {
+  const expired = await collectExpiredDeploys(deps);
   return deps.gate.exclusive(async () => {
     let scanned = 0;
-    let deleted = 0;
+    let deleted = expired.deleted;
     let batch: string[] = [];
     for await (const hash of deps.blobs.list()) {
       scanned++;

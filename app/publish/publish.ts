@@ -17,11 +17,11 @@ import { siteCommands } from '../aggregates.ts';
 import type { CommandDeps } from '../deps.ts';
 import { allocateId } from '../ids.ts';
 import { collectDropped, deleteUnreferenced } from '../jobs/gc.ts';
-import { storeFiles } from './store-files.ts';
+import { storeFiles, type AlreadyStored } from './store-files.ts';
 
 /** Where to publish and with which metadata: parsed from the request by api/requests.ts, `publish` checked. */
 export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
-export type IncomingFile = { readonly path: string; readonly content: Readable | AsyncIterable<Uint8Array> };
+export type IncomingFile = { readonly path: string; readonly content: Readable | AsyncIterable<Uint8Array> } | AlreadyStored;
 
 export type PublishOutcome = { readonly site: SiteDoc; readonly revision: RevisionInfo };
 

@@ -9,6 +9,12 @@ const CONCURRENCY = 16;
 export type StoredFile = { readonly path: string; readonly put: PutResult };
 
 /**
+ * A file whose content is already in the store under its digest (an incremental deploy,
+ * spec §10, uploaded it or the site held it): it joins the manifest without being read.
+ */
+export type AlreadyStored = { readonly path: string; readonly stored: { readonly hash: string; readonly size: number } };
+
+/**
  * Stores a stream of files in the blob store. Archive entries arrive one after the other,
  * but most site files are small: those are buffered (bounded) and written concurrently
  * while the next entries are read, so the publish is not a sequence of per-file round trips.
@@ -17,7 +23,7 @@ export type StoredFile = { readonly path: string; readonly put: PutResult };
  */
 export async function storeFiles(
   blobs: BlobStore,
-  files: AsyncIterable<{ path: string; content: Readable | AsyncIterable<Uint8Array> }>,
+  files: AsyncIterable<{ path: string; content: Readable | AsyncIterable<Uint8Array> } | AlreadyStored>,
   onStored: (file: StoredFile) => void,
 ): Promise<void> {
   const inFlight = new Set<Promise<void>>();
@@ -31,6 +37,10 @@ export async function storeFiles(
   try {
     for await (const file of files) {
       if (failure) break;
+      if ('stored' in file) {
+        onStored({ path: file.path, put: { ...file.stored, created: false } });
+        continue;
+      }
       const head = await readHead(file.content);
       if (head.rest === undefined) {
         // The callback holds the path only, not `file`: its content stream still references

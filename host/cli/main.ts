@@ -2,6 +2,7 @@ import { collectAll } from '../../app/jobs/gc.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { createService, startHttp, startQuarantineJob } from '../service.ts';
 import { startOAuthClientExpiryJob } from '../oauth-client-job.ts';
+import { startDeployExpiryJob } from '../deploy-job.ts';
 import { keysCli } from './keys.ts';
 import { publishCli } from './publish.ts';
 import { noArguments, only, parseArgs, UsageError } from './args.ts';
@@ -95,6 +96,7 @@ async function serve(): Promise<number> {
   // Check often enough that a short TTL (tests, demos) is honoured within a quarter of it.
   const stopJob = startQuarantineJob(service, Math.min(60_000, Math.max(500, config.deletedSiteTtlMs / 4)));
   startOAuthClientExpiryJob(service);
+  const stopDeploys = startDeployExpiryJob(service);
   const url = service.api.apexOrigin();
   const fields = config.logFormat === 'json' ? { listen: `${config.listen.host}:${port}`, portal: `${url}/`, stack: service.stack.describe } : undefined;
   service.log.info(serveBanner(config, { host: config.listen.host, port }, url), fields);
@@ -104,6 +106,7 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', stop);
   });
   stopJob();
+  stopDeploys();
   // Open event streams (MCP SSE) would keep close() waiting forever: drop connections first.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
@@ -138,11 +141,13 @@ async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<numbe
   service.log.info('projector running', { stack: service.stack.describe });
   const stopJob = startQuarantineJob(service);
   startOAuthClientExpiryJob(service);
+  const stopDeploys = startDeployExpiryJob(service);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
   stopJob();
+  stopDeploys();
   await service.close();
   return 0;
 }

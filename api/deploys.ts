@@ -1,0 +1,106 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { createGunzip } from 'node:zlib';
+import { createDeploy } from '../app/deploys/create.ts';
+import { publishDeploy } from '../app/deploys/publish.ts';
+import { uploadDeployFile } from '../app/deploys/upload.ts';
+import { MissingFilesError } from '../domain/deploy/deploy.ts';
+import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
+import { requireKey } from './auth.ts';
+import type { ApiContext } from './context.ts';
+import { preparePublish } from './requests.ts';
+import type { DeployCreated } from './schemas/deploy.ts';
+import type { PublishResult } from './schemas/publish.ts';
+import { siteJson } from './site-json.ts';
+
+/**
+ * Incremental deploys (spec §10) on the ingest plane: API keys only, `publish` on the
+ * target. The manifest of digests first, then only the contents the site lacks, then one
+ * publish through the same command as an archive publish.
+ */
+export function deploysRouter(api: ApiContext): Router {
+  const r = new Router();
+
+  r.post('/ingest/deploys', async (ctx) => {
+    const identity = await requireKey(api, ctx);
+    const body = await readManifestJson(ctx, manifestBodyLimit(api));
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
+    const { meta, files } = body as { meta?: unknown; files?: unknown };
+    if (meta === undefined) throw new ValidationError('meta is required');
+    // `publish` on the target is checked here, before the site or anything else is looked up.
+    const target = preparePublish(identity, typeof meta === 'string' ? meta : JSON.stringify(meta));
+    if (files === undefined) throw new ValidationError('files is required');
+    const { deploy, required } = await createDeploy(api.deps, identity, target, files, (hash) => api.manifests.get(hash));
+    ctx.status = 201;
+    ctx.body = { id: deploy.id, required: [...required], expires_at: deploy.expiresAt } satisfies DeployCreated;
+  });
+
+  r.put('/ingest/deploys/:id/files/:sha256', async (ctx) => {
+    const identity = await requireKey(api, ctx);
+    const length = ctx.get('content-length');
+    const declared = /^\d+$/.test(length) ? Number(length) : undefined;
+    await uploadDeployFile(api.deps, identity, ctx.params.id!, ctx.params.sha256!, ctx.req, declared);
+    ctx.status = 204;
+  });
+
+  r.post('/ingest/deploys/:id/publish', async (ctx) => {
+    const identity = await requireKey(api, ctx);
+    try {
+      const { site, revision } = await publishDeploy(api.deps, identity, ctx.params.id!);
+      const json = siteJson(api, site);
+      ctx.body = { url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json } satisfies PublishResult;
+    } catch (err) {
+      // Spec §10: the 409 names what is still missing, so a client can upload exactly that.
+      if (!(err instanceof MissingFilesError)) throw err;
+      ctx.status = 409;
+      ctx.body = { error: err.message, code: err.code, missing: [...err.missing] };
+    }
+  });
+
+  return r;
+}
+
+/** The manifest of the largest site allowed fits: about 1 KiB per entry, at least 1 MiB. */
+const manifestBodyLimit = (api: ApiContext) => Math.max(1024 * 1024, api.deps.limits.maxExtractEntries * 1024);
+
+/**
+ * Reads the deploy request's JSON, plain or gzip-compressed (`Content-Encoding: gzip`: a
+ * 10,000-file manifest is mostly digests and paths, and clients send it on every publish).
+ * Bounded by `limit` after decompression, so a small compressed body cannot expand past it.
+ */
+async function readManifestJson(ctx: Context, limit: number): Promise<unknown> {
+  const type = ctx.get('content-type');
+  if (type && !/^application\/(?:[\w.+-]*\+)?json\b/i.test(type)) throw new UnsupportedMediaTypeError('send application/json');
+  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== 'gzip') throw new UnsupportedMediaTypeError(`Content-Encoding ${JSON.stringify(encoding)} is not supported (gzip or none)`);
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) throw new TooLargeError(`the manifest is larger than ${limit} bytes`);
+  let source: AsyncIterable<Buffer> = ctx.req;
+  if (encoding === 'gzip') {
+    const gunzip = createGunzip();
+    ctx.req.on('error', (err) => gunzip.destroy(err));
+    source = ctx.req.pipe(gunzip);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > limit) throw new TooLargeError(`the manifest is larger than ${limit} bytes`);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof TooLargeError) throw err;
+    if (encoding === 'gzip' && (err as NodeJS.ErrnoException).code?.startsWith('Z_')) throw new ValidationError('the body is not valid gzip');
+    throw err;
+  } finally {
+    if (source !== ctx.req) (source as NodeJS.ReadableStream & { destroy(): void }).destroy();
+  }
+  const text = Buffer.concat(chunks, size).toString('utf8');
+  if (text.trim() === '') throw new ValidationError('the body is empty: send {"meta": {…}, "files": {path: sha256, …}}');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ValidationError('the body is not valid JSON');
+  }
+}

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import type { Identity } from '../../domain/auth.ts';
+import { parseDeployFiles, serializeDeployManifest, type Deploy, type DeployBlob } from '../../domain/deploy/deploy.ts';
+import { ValidationError } from '../../domain/errors.ts';
+import { parseManifest, type Manifest } from '../../domain/manifest.ts';
+import { fullPath } from '../../domain/paths.ts';
+import type { SiteDoc } from '../../projections/documents.ts';
+import type { CommandDeps } from '../deps.ts';
+import type { PublishTarget } from '../publish/publish.ts';
+
+/** Spec §10: an unpublished deploy expires after one hour. */
+export const DEFAULT_DEPLOY_TTL_MS = 60 * 60_000;
+
+/** Reads a revision manifest by hash (the API's cache, or the store). */
+export type ManifestReader = (hash: string) => Promise<Manifest | undefined>;
+
+export type CreatedDeploy = { readonly deploy: Deploy; readonly required: readonly string[] };
+
+/**
+ * Opens an incremental deploy of `target` (`publish` already checked on it): validates the
+ * manifest, stores it as a blob, and answers which digests must be uploaded: those no
+ * revision of THIS site (live, archived or in the trash) holds. Other sites' files never
+ * count, so the answer cannot tell a publisher what anyone else stored.
+ *
+ * Runs under the shared publish gate, and the deploy's record (with every digest) is
+ * written before the gate is left: a collection of a revision this site drops meanwhile
+ * then sees the deploy and keeps what it relies on.
+ */
+export async function createDeploy(
+  deps: CommandDeps,
+  identity: Identity,
+  target: PublishTarget,
+  rawFiles: unknown,
+  manifests: ManifestReader = async (hash) => {
+    const bytes = await deps.blobs.getBytes(hash);
+    return bytes && parseManifest(bytes);
+  },
+): Promise<CreatedDeploy> {
+  if (identity.keyId === undefined) throw new Error('a deploy is created with an API key');
+  const files = parseDeployFiles(rawFiles, deps.limits.maxExtractEntries);
+  const now = deps.now();
+  const id = randomBytes(16).toString('base64url');
+  return deps.gate.shared(async () => {
+    const site = await deps.readModel.getSite(fullPath(target.address));
+    // Refused now rather than after the uploads: the publish would refuse it the same way.
+    if (!site && target.meta.title === undefined) throw new ValidationError('meta.title is required for a new site');
+    const held = await heldBySite(manifests, site);
+    const manifest = await deps.blobs.putBytes(serializeDeployManifest(files));
+    const blobs: DeployBlob[] = [];
+    for (const hash of new Set(files.values())) {
+      const size = held.get(hash);
+      blobs.push(size === undefined ? { hash, required: true } : { hash, required: false, size });
+    }
+    const deploy: Deploy = {
+      id,
+      address: target.address,
+      meta: target.meta,
+      keyId: identity.keyId!,
+      manifest: manifest.hash,
+      files: files.size,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + (deps.limits.deployTtlMs ?? DEFAULT_DEPLOY_TTL_MS)).toISOString(),
+      status: 'open',
+      uploadedBytes: 0,
+    };
+    await deps.readModel.createDeploy(deploy, blobs);
+    return { deploy, required: blobs.filter((b) => b.required).map((b) => b.hash) };
+  });
+}
+
+/** Digest → size of every file of every revision the site retains (live, archived, or all of them in the trash). */
+async function heldBySite(manifests: ManifestReader, site: SiteDoc | undefined): Promise<Map<string, number>> {
+  const held = new Map<string, number>();
+  if (!site) return held;
+  for (const hash of new Set([site.live.manifest, ...site.archived.map((r) => r.manifest)])) {
+    const manifest = await manifests(hash);
+    for (const entry of manifest?.files.values() ?? []) held.set(entry.hash, entry.size);
+  }
+  return held;
+}

@@ -1,0 +1,51 @@
+import type { Identity } from '../../domain/auth.ts';
+import { assertOpen, MissingFilesError, missingDigests, parseDeployManifest, type Deploy } from '../../domain/deploy/deploy.ts';
+import { TooLargeError } from '../../domain/errors.ts';
+import type { CommandDeps } from '../deps.ts';
+import { publishFiles, type IncomingFile, type PublishOutcome } from '../publish/publish.ts';
+import { loadDeploy } from './upload.ts';
+
+/**
+ * `POST /ingest/deploys/{id}/publish` (spec §10): once every required content is uploaded,
+ * the manifest becomes the site's new revision through `publishFiles`, the one publish
+ * path: the same events, revision id, atomic switch, retention and favicon detection as an
+ * archive publish of the same files. The deploy is claimed first (open → publishing, a
+ * compare-and-set), so two publishes of one deploy never make two revisions; a failed
+ * publish opens it again, a successful one finishes it (409 from then on).
+ */
+export async function publishDeploy(deps: CommandDeps, identity: Identity, id: string): Promise<PublishOutcome> {
+  const deploy = await loadDeploy(deps, identity, id);
+  assertOpen(deploy);
+  if (!(await deps.readModel.setDeployStatus(id, 'open', 'publishing'))) {
+    assertOpen(await loadDeploy(deps, identity, id));
+    throw new Error(`deploy ${id} could not be claimed`);
+  }
+  try {
+    const outcome = await publishFiles(deps, identity, { address: deploy.address, meta: deploy.meta }, await deployFiles(deps, deploy));
+    await deps.readModel.setDeployStatus(id, 'publishing', 'published', outcome.revision.id);
+    return outcome;
+  } catch (err) {
+    await deps.readModel.setDeployStatus(id, 'publishing', 'open').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The deploy's files as content already in the store; 409 with the digests still missing. */
+async function deployFiles(deps: CommandDeps, deploy: Deploy): Promise<AsyncIterable<IncomingFile>> {
+  const blobs = await deps.readModel.listDeployBlobs(deploy.id);
+  const missing = missingDigests(blobs);
+  if (missing.length > 0) throw new MissingFilesError(missing);
+  const sizes = new Map(blobs.map((b) => [b.hash, b.size!]));
+  const bytes = await deps.blobs.getBytes(deploy.manifest);
+  if (!bytes) throw new Error(`the manifest of deploy ${deploy.id} is missing from the file store`);
+  const files = parseDeployManifest(bytes);
+  let total = 0;
+  for (const digest of files.values()) total += sizes.get(digest)!;
+  // The same bound as an archive's extracted bytes: a deploy cannot make a site no archive could.
+  if (total > deps.limits.maxExtractBytes) {
+    throw new TooLargeError(`the site's files add up to more than ${deps.limits.maxExtractBytes} bytes (SITES_MAX_EXTRACT_BYTES)`);
+  }
+  return (async function* () {
+    for (const [path, hash] of files) yield { path, stored: { hash, size: sizes.get(hash)! } };
+  })();
+}

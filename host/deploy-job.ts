@@ -1,0 +1,27 @@
+import { collectExpiredDeploys } from '../app/jobs/gc.ts';
+import type { Service } from './service.ts';
+
+/**
+ * Ends incremental deploys whose time is over (spec §10: an unpublished deploy expires
+ * after an hour) and collects the uploads nothing else references; runs on the projector
+ * leader only, like the quarantine job, often enough for a short SITES_DEPLOY_TTL.
+ */
+export function startDeployExpiryJob(service: Service, everyMs = Math.min(60_000, Math.max(500, service.config.deployTtlMs / 4))): () => void {
+  let busy = false;
+  const tick = async () => {
+    if (busy || !service.projector.isLeader) return;
+    busy = true;
+    try {
+      const { deploys, deleted } = await collectExpiredDeploys(service.deps);
+      if (deploys > 0) service.log.info('ended expired deploys', { deploys, deleted });
+    } catch (err) {
+      service.log.error('deploy expiry job failed', { error: String(err) });
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  void tick();
+  return () => clearInterval(timer);
+}

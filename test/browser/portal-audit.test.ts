@@ -301,14 +301,16 @@ describe.skipIf(!chromiumAvailable())('portal: history, diff, compare and storag
   test('every audit view at desktop and phone size, nothing scrolls sideways (test-results/screenshots)', async () => {
     const diffReady = (p: Page) =>
       p.locator('.diff-summary').waitFor().then(() => p.waitForFunction(() => !document.querySelector('.diff-body [role=status]') && [...document.querySelectorAll('.diff-body img')].every((i) => (i as HTMLImageElement).complete)));
-    await shootView(browser, `${site()}?tab=history`, 'history', (p) => p.locator('.changelog .entry').first().waitFor());
-    await shootView(browser, `${site()}?tab=history&diff=${v[0]}..${v[1]}`, 'diff', diffReady);
-    await shootView(browser, `${site()}?tab=compare&from=${v[1]}&to=${v[2]}`, 'compare', diffReady);
-    await shootView(browser, `${site()}?tab=storage`, 'storage', (p) => p.locator('.activity').waitFor());
-    await shootView(browser, `${admin.url}/sites/docs/single?tab=compare`, 'compare-one-revision', (p) => p.locator('.tab-panel .state', { hasText: 'Only one revision' }).waitFor());
-    await shootView(browser, `${admin.url}/storage`, 'storage-service', (p) => p.locator('.stats').waitFor());
-    await shootView(browser, `${viewer.url}/sites/docs/handbook?tab=compare`, 'compare-viewer', diffReady);
-    await shootView(browser, `${viewer.url}/sites/docs/handbook?tab=storage`, 'storage-viewer', (p) => p.locator('.revision-bars').waitFor());
+    await Promise.all([
+      shootView(browser, `${site()}?tab=history`, 'history', (p) => p.locator('.changelog .entry').first().waitFor()),
+      shootView(browser, `${site()}?tab=history&diff=${v[0]}..${v[1]}`, 'diff', diffReady),
+      shootView(browser, `${site()}?tab=compare&from=${v[1]}&to=${v[2]}`, 'compare', diffReady),
+      shootView(browser, `${site()}?tab=storage`, 'storage', (p) => p.locator('.activity').waitFor()),
+      shootView(browser, `${admin.url}/sites/docs/single?tab=compare`, 'compare-one-revision', (p) => p.locator('.tab-panel .state', { hasText: 'Only one revision' }).waitFor()),
+      shootView(browser, `${admin.url}/storage`, 'storage-service', (p) => p.locator('.stats').waitFor()),
+      shootView(browser, `${viewer.url}/sites/docs/handbook?tab=compare`, 'compare-viewer', diffReady),
+      shootView(browser, `${viewer.url}/sites/docs/handbook?tab=storage`, 'storage-viewer', (p) => p.locator('.revision-bars').waitFor()),
+    ]);
   });
 
   test('the pages logged no console errors', () => {

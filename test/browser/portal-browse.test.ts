@@ -229,15 +229,18 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
         const inView = [...document.querySelectorAll('.thumb')].filter((t) => t.getBoundingClientRect().top < innerHeight);
         return inView.length > 0 && inView.every((t) => !t.querySelector('iframe, img') || t.querySelector('.loaded'));
       }, undefined, { timeout: 10_000 }).then(() => p.waitForTimeout(400)); // and their 0.25 s fade-in is over
-    await shootView(browser, asAdmin.url, 'list', cardsShown, { fullPage: false });
-    await shootView(browser, `${asAdmin.url}/?view=table&group=docs`, 'list-table', (p) => p.locator('.sites-table tbody tr').first().waitFor());
-    await shootView(browser, asViewer.url, 'list-viewer', cardsShown, { fullPage: false });
-    await shootView(browser, `${asAdmin.url}/?q=nothing-like-this`, 'list-no-match', (p) => p.locator('.results .state', { hasText: 'No sites match' }).waitFor());
-    await shootView(browser, `${asAdmin.url}/sites/docs/guide?file=index.html`, 'site-files', (p) => p.locator('pre.code').waitFor());
-    await shootView(browser, `${asViewer.url}/sites/docs/guide?file=img/logo.png`, 'site-files-viewer', (p) => p.locator('.image-preview img').waitFor());
-    await shootView(browser, `${asAdmin.url}/nowhere/at/all/here/x`, 'not-found', (p) => p.locator('h1', { hasText: 'Page not found' }).waitFor());
-    // the 401 of /api/me is the point of this page
-    await shootView(browser, signedOut.url, 'signed-out', (p) => p.locator('h1', { hasText: 'Not signed in' }).waitFor(), { allowErrors: /status of 401/ });
+    // independent views, taken side by side (each in its own context)
+    await Promise.all([
+      shootView(browser, asAdmin.url, 'list', cardsShown, { fullPage: false }),
+      shootView(browser, `${asAdmin.url}/?view=table&group=docs`, 'list-table', (p) => p.locator('.sites-table tbody tr').first().waitFor()),
+      shootView(browser, asViewer.url, 'list-viewer', cardsShown, { fullPage: false }),
+      shootView(browser, `${asAdmin.url}/?q=nothing-like-this`, 'list-no-match', (p) => p.locator('.results .state', { hasText: 'No sites match' }).waitFor()),
+      shootView(browser, `${asAdmin.url}/sites/docs/guide?file=index.html`, 'site-files', (p) => p.locator('pre.code').waitFor()),
+      shootView(browser, `${asViewer.url}/sites/docs/guide?file=img/logo.png`, 'site-files-viewer', (p) => p.locator('.image-preview img').waitFor()),
+      shootView(browser, `${asAdmin.url}/nowhere/at/all/here/x`, 'not-found', (p) => p.locator('h1', { hasText: 'Page not found' }).waitFor()),
+      // the 401 of /api/me is the point of this page
+      shootView(browser, signedOut.url, 'signed-out', (p) => p.locator('h1', { hasText: 'Not signed in' }).waitFor(), { allowErrors: /status of 401/ }),
+    ]);
   });
 
   test('says in words when not signed in or when the network is down', async () => {

@@ -13,7 +13,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE_DIRS = ['domain', 'projections', 'app', 'api', 'host', 'mcp'];
+// client/: `sites publish` runs the publishing client (host/cli/publish.ts imports it).
+const SOURCE_DIRS = ['domain', 'projections', 'app', 'api', 'host', 'mcp', 'client'];
 const ENTRY = join(root, 'host', 'cli', 'main.ts');
 /**
  * Builds other than the current one are removed once they are this old. A service started

@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { ClientError } from './errors.ts';
 import type { SiteFile } from './folder.ts';
 import { hashFiles, mapLimit } from './hash.ts';
@@ -30,6 +32,26 @@ export type DeployOptions = {
 };
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+/** A connection cut while sending: the server (or a proxy) may have answered first. */
+const CUT_OFF = new Set(['EPIPE', 'ECONNRESET']);
+const PACED_CHUNK = 16 * 1024;
+const PACED_BYTES = 1024 * 1024;
+
+/**
+ * A file for a retry after a cut connection: its first MiB in small chunks with a pause
+ * between them, then the rest at full speed. A server or proxy that refuses an upload early
+ * (401, 413) and closes the connection at once makes the client's next write fail, and Node
+ * then drops the answer that had already arrived; pausing lets that answer be read, so the
+ * failure can say what the server said instead of "connection reset".
+ */
+async function* paced(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let sent = 0;
+  for await (const chunk of source) {
+    if (sent < PACED_BYTES) await new Promise((r) => setTimeout(r, 10));
+    sent += chunk.length;
+    yield chunk;
+  }
+}
 
 /**
  * Publishes through the incremental deploy protocol (spec §10): send the manifest of
@@ -48,14 +70,16 @@ export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
   };
 
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
-  const hashing = progressBar('hashing  ', totalBytes);
+  const hashing = progressBar('hashing  ', totalBytes, files.length);
   const digests = await hashFiles(files, (f) => hashing.add(f.size)).finally(() => hashing.end());
   const manifest: Record<string, string> = {};
   files.forEach((f, i) => (manifest[f.name] = digests[i]!));
 
+  // Compressed: a manifest is mostly paths and digests, sent whole on every publish (10,000 files ≈ 1 MB of JSON).
+  const body = gzipSync(JSON.stringify({ meta, files: manifest }));
   const created = expectJson<{ id: string; required: string[] }>(
-    await call('POST', '/ingest/deploys', { 'Content-Type': 'application/json' }, JSON.stringify({ meta, files: manifest })),
-    'deploy',
+    await call('POST', '/ingest/deploys', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': String(body.length) }, body),
+    'publish',
     base,
   );
   const required = new Set(created.required);
@@ -67,20 +91,25 @@ export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
   const newFiles = digests.filter((d) => required.has(d)).length;
   const uploadedBytes = [...uploads.values()].reduce((n, f) => n + f.size, 0);
 
-  const bar = progressBar('uploading', uploadedBytes);
+  const bar = progressBar('uploading', uploadedBytes, uploads.size);
   const retries = options.retries ?? 2;
   try {
     await mapLimit([...uploads], options.uploadConcurrency ?? 4, async ([digest, file]) => {
       const path = `/ingest/deploys/${encodeURIComponent(created.id)}/files/${digest}`;
+      let cutOff = false;
       for (let attempt = 0; ; attempt++) {
         let answer: Answer | undefined;
         let failure: unknown;
         try {
-          answer = await call('PUT', path, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(file.size) }, createReadStream(file.path));
+          // After a connection cut mid-upload, the retry goes slowly at first (see `paced`).
+          const source = cutOff ? Readable.from(paced(createReadStream(file.path, { highWaterMark: PACED_CHUNK }))) : createReadStream(file.path);
+          answer = await send(new URL(path, base), 'PUT', { ...auth, 'Content-Type': 'application/octet-stream', 'Content-Length': String(file.size) }, source);
         } catch (err) {
-          if (err instanceof ClientError && /connection refused/.test(err.message)) throw err;
           if ((err as NodeJS.ErrnoException).path) throw err; // the local file, not the network
-          failure = err;
+          const mapped = unreachable(err, base);
+          if (mapped instanceof ClientError && /connection refused/.test(mapped.message)) throw mapped;
+          cutOff = CUT_OFF.has((err as NodeJS.ErrnoException).code ?? '');
+          failure = mapped;
         }
         if (answer && answer.status >= 200 && answer.status < 300) break;
         if (answer && !RETRYABLE.has(answer.status)) expectJson(answer, `upload of ${file.name}`, base);

@@ -13,10 +13,17 @@ export async function hashFile(path: string): Promise<string> {
 export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) {
+    // After a failure no new item starts: the caller has its answer, the rest would be wasted work.
+    while (next < items.length && !failed) {
       const i = next++;
-      results[i] = await work(items[i]!, i);
+      try {
+        results[i] = await work(items[i]!, i);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));

@@ -21,7 +21,7 @@ const GRACE_MS = 250;
  * as the headers are in, and the server then stops reading. Waiting for the upload to
  * finish would wait forever, so the answer decides and whatever was not sent is dropped.
  */
-export async function send(url: URL, method: string, headers: Record<string, string>, body?: Readable | string): Promise<Answer> {
+export async function send(url: URL, method: string, headers: Record<string, string>, body?: Readable | string | Buffer): Promise<Answer> {
   const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers });
   const answer = new Promise<Answer>((resolve, reject) => {
     let responded = false;
@@ -41,7 +41,7 @@ export async function send(url: URL, method: string, headers: Record<string, str
       else reject(err);
     });
   });
-  const stream = typeof body === 'string' ? Readable.from([Buffer.from(body)]) : (body ?? Readable.from([]));
+  const stream = typeof body === 'string' || Buffer.isBuffer(body) ? Readable.from([Buffer.from(body)]) : (body ?? Readable.from([]));
   // Errors of the upload itself (a file that cannot be read, a cut connection) reach `req`
   // as its 'error' event; this promise only has to end without an unhandled rejection.
   const upload = pipeline(stream, req).catch(() => undefined);
@@ -100,7 +100,7 @@ export function unreachable(err: unknown, base: URL): unknown {
   const e = err as NodeJS.ErrnoException;
   const where = base.origin;
   if (e?.code === 'ECONNREFUSED') return new ClientError(`cannot reach ${where} (connection refused) — is the service running?`);
-  if (e?.code === 'EPIPE' || e?.code === 'ECONNRESET') return new ClientError(`${where} closed the connection without an answer (${e.code})`);
+  if (e?.code === 'EPIPE' || e?.code === 'ECONNRESET') return new ClientError(`${where} closed the connection without an answer (${REASONS[e.code]})`);
   if (e?.path) return err; // reading a file failed: the caller names the file
   if (e?.code && REASONS[e.code]) return new ClientError(`cannot reach ${where} (${REASONS[e.code]})`);
   if (/CERT|TLS|SSL/.test(e?.code ?? '')) return new ClientError(`cannot reach ${where} (TLS: ${e.message})`);

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http.ts';
@@ -96,11 +97,33 @@ describe('sites publish: every failure is one line and status 1', () => {
   });
 
   it('a server that answers early and resets the connection mid-upload: its JSON error is the line', async () => {
+    // The CLI sends a small manifest first and uploads afterwards (spec §10), so this server
+    // takes the manifest (asking for every file) and refuses an upload once 64 KiB of it arrived.
     const refusing = await rawServer((socket) => {
+      let head = Buffer.alloc(0);
       let seen = 0;
+      let uploading = false;
       socket.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen < 64 * 1024 || socket.destroyed) return;
+        if (socket.destroyed) return;
+        if (!uploading) {
+          head = Buffer.concat([head, chunk]);
+          const end = head.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const headers = head.subarray(0, end).toString('latin1');
+          if (headers.startsWith('POST /ingest/deploys ')) {
+            const length = Number(/\r\ncontent-length: *(\d+)/i.exec(headers)?.[1] ?? 0);
+            if (head.length < end + 4 + length) return;
+            const raw = head.subarray(end + 4, end + 4 + length);
+            const files = JSON.parse((/\r\ncontent-encoding: *gzip/i.test(headers) ? gunzipSync(raw) : raw).toString()).files as Record<string, string>;
+            const created = JSON.stringify({ id: 'd1', required: [...new Set(Object.values(files))], expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+            socket.write(`HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: ${created.length}\r\n\r\n${created}`);
+            head = head.subarray(end + 4 + length);
+            return;
+          }
+          uploading = true;
+          seen = head.length;
+        } else seen += chunk.length;
+        if (seen < 64 * 1024) return;
         const body = JSON.stringify({ error: 'go away early', code: 'unauthenticated' });
         socket.write(`HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
         socket.destroy(); // unread data in the buffer: the peer gets a reset, not a clean close
@@ -109,7 +132,7 @@ describe('sites publish: every failure is one line and status 1', () => {
     const hangUp = await rawServer((socket) => socket.once('data', () => socket.destroy()));
     try {
       const r = await timed(() => svc.cli(['publish', big, '--site', 'docs/app', '--key', admin, '--url', `http://127.0.0.1:${port(refusing)}`]));
-      expect(expectOneLine(r, 1)).toBe('sites: publish failed (401): go away early');
+      expect(expectOneLine(r, 1)).toMatch(/^sites: upload of (index\.html|a\.bin|b\.bin) failed \(401\): go away early$/);
       const cut = await timed(() => svc.cli(['publish', big, '--site', 'docs/app', '--key', admin, '--url', `http://127.0.0.1:${port(hangUp)}`]));
       expect(expectOneLine(cut, 1)).toMatch(/closed the connection during the upload without an answer|connection reset/);
     } finally {
@@ -154,7 +177,7 @@ describe('the service answers its own listen address', () => {
     const r = await svc.cli(['publish', dir, '--site', 'docs/by-ip', '--title', 'By IP', '--key', admin, '--url', ip]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^published 1 file to ${svc.siteUrl('docs/by-ip').replace(/\./g, '\\.')} \\(revision \\d{8}T\\d{6}\\.\\d{9}Z\\)\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^published 1 file \\(1 new, 14 B uploaded\\) to ${svc.siteUrl('docs/by-ip').replace(/\./g, '\\.')} \\(revision \\d{8}T\\d{6}\\.\\d{9}Z\\)\n$`));
     // Without --url the CLI finds the service of this shell's SITES_LISTEN_ADDR, as localhost.
     const again = await svc.cli(['publish', dir, '--site', 'docs/by-ip', '--key', admin]);
     expect(again.code, again.stderr).toBe(0);

@@ -50,7 +50,7 @@ describe('the real service through the CLI and curl', () => {
     expect(await listing(key)).toEqual(before);
   });
 
-  it('`sites publish` packs a folder and publishes it', async () => {
+  it('`sites publish` hashes a folder and publishes it', async () => {
     const key = await svc.createKey(['--name', 'cli', '--admin']);
     const dir = join(work, 'docs-site');
     await mkdir(join(dir, 'guide'), { recursive: true });
@@ -63,6 +63,31 @@ describe('the real service through the CLI and curl', () => {
     expect(await (await fetch(`${svc.siteUrl('docs/guide')}guide/`)).text()).toBe('<h1>guide</h1>');
     expect((await svc.cli(['publish', dir, '--key', key])).code).toBe(2);
     expect((await svc.cli(['publish', dir, '--site', 'docs/guide', '--key', 'key_wrong', '--url', svc.url])).code).toBe(1);
+  });
+
+  it('`sites publish` again after one file changed uploads that one file (spec §10)', async () => {
+    const key = await svc.createKey(['--name', 'incremental', '--grant', 'docs:publish']);
+    const dir = join(work, 'incremental');
+    await mkdir(join(dir, 'assets'), { recursive: true });
+    await writeFile(join(dir, 'index.html'), '<h1>v1</h1>');
+    for (let i = 0; i < 20; i++) await writeFile(join(dir, 'assets', `f${i}.css`), `.f${String(i).padStart(2, '0')}{}`);
+    const publishDir = () => svc.cli(['publish', dir, '--site', 'docs/incremental', '--title', 'Inc', '--key', key, '--url', svc.url]);
+    const first = await publishDir();
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toMatch(new RegExp(`^published 21 files \\(21 new, 131 B uploaded\\) to ${svc.siteUrl('docs/incremental').replace(/\./g, '\\.')} \\(revision \\d{8}T\\d{6}\\.\\d{9}Z\\)\n$`));
+
+    await writeFile(join(dir, 'assets', 'f7.css'), '.f7{color:red}');
+    const second = await publishDir();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^published 21 files \(1 new, 14 B uploaded\) to /);
+    expect(await (await fetch(`${svc.siteUrl('docs/incremental')}assets/f7.css`)).text()).toBe('.f7{color:red}');
+    expect(await (await fetch(`${svc.siteUrl('docs/incremental')}assets/f8.css`)).text()).toBe('.f08{}');
+
+    // Nothing changed: nothing is sent, and it is still a publish (a new revision).
+    const third = await publishDir();
+    expect(third.stdout).toMatch(/^published 21 files \(0 new, 0 B uploaded\) to /);
+    const admin = await svc.createKey(['--name', 'incremental-admin', '--admin']);
+    expect((await call(svc.url, 'GET', '/api/sites/docs/incremental/revisions', { key: admin })).body.revisions).toHaveLength(3);
   });
 
   it('`sites replay` rebuilds the same read model after a long mixed history', async () => {

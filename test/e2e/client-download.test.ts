@@ -78,10 +78,10 @@ describe('the client the service hands out', () => {
   it('fails in one line: a bad key, a missing grant, the server down, bad usage', async () => {
     const bad = await node(['publish', 'dist', '--site', 'docs/app'], { SITES_KEY: 'key_nope' });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^sites: deploy failed \(401\): .+\n$/);
+    expect(bad.stderr).toMatch(/^sites: publish failed \(401\): .+\n$/);
     const other = await node(['publish', 'dist', '--site', 'other/app'], { SITES_KEY: key });
     expect(other.code).toBe(1);
-    expect(other.stderr).toMatch(/^sites: deploy failed \(403\): .+\n$/);
+    expect(other.stderr).toMatch(/^sites: publish failed \(403\): .+\n$/);
     const down = await node(['publish', 'dist', '--site', 'docs/app', '--url', `http://127.0.0.1:${await freePort()}`], { SITES_KEY: key });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/^sites: cannot reach http:\/\/127\.0\.0\.1:\d+ \(connection refused\) — is the service running\?\n$/);

@@ -141,7 +141,7 @@ describe('deploy/SKILL.md', () => {
     const DIR = await folder('cli-site', { 'index.html': '<h1>cli</h1>', 'a/b.txt': 'b' });
     const r = await run('publish-cli', { DIR, GROUP: 'docs', SLUG: 'skill-cli', TITLE: 'Skill (CLI)' });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`published 2 files to ${svc.siteUrl('docs/skill-cli').replace(/\./g, '\\.')} \\(revision \\d{8}T\\d{6}\\.\\d{9}Z\\)`));
+    expect(r.stdout).toMatch(new RegExp(`published 2 files \\(2 new, 13 B uploaded\\) to ${svc.siteUrl('docs/skill-cli').replace(/\./g, '\\.')} \\(revision \\d{8}T\\d{6}\\.\\d{9}Z\\)`));
     expect(await (await fetch(svc.siteUrl('docs/skill-cli'))).text()).toBe('<h1>cli</h1>');
     // A refused publish is the one stderr line the skill describes, with status 1.
     const refused = await run('publish-cli', { DIR, GROUP: 'other', SLUG: 'skill-cli', TITLE: 'x' });

@@ -3,12 +3,14 @@ import type { CommandDeps } from '../app/deps.ts';
 import type { IncomingFile } from '../app/publish/publish.ts';
 import type { SiteAddress } from '../domain/paths.ts';
 import type { ManifestCache } from '../app/queries/manifest-cache.ts';
-import type { Config } from '../host/config.ts';
+import type { ApiConfig, ApiHooks } from './config.ts';
 
 /** Everything the HTTP layer (and the MCP connector) needs from the composition root. */
 export type ApiContext = {
   readonly deps: CommandDeps;
-  readonly config: Config;
+  readonly config: ApiConfig;
+  /** Notifications for the composition root (request bytes arrived). */
+  readonly hooks: ApiHooks;
   /** Canonical URL of a site (`http://app.docs.localhost:8080/`). */
   readonly siteUrl: (address: SiteAddress) => string;
   /** Host names (no port, IPv6 without brackets) the apex answers to: base, aliases, the listen address. */

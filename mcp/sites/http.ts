@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../api/context.ts';
-import { inCidrs } from '../../host/config.ts';
+import { inCidrs } from '../../api/ip.ts';
 
 /** The connector's URLs, all derived from the apex origin. */
 export function urls(api: Pick<ApiContext, 'apexOrigin'>) {

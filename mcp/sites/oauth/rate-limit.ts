@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ipToBigInt } from '../../../host/config.ts';
+import { ipToBigInt } from '../../../api/ip.ts';
 
 export type Admission = { readonly ok: true; readonly release: () => void } | { readonly ok: false; readonly retryAfterSeconds: number };
 

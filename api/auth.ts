@@ -1,8 +1,25 @@
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { authenticateKey, forwardAuthIdentity, isAdmin, type Identity } from '../domain/auth.ts';
 import { ForbiddenError, UnauthenticatedError } from '../domain/errors.ts';
-import { inCidrs, isLoopback } from '../host/config.ts';
 import type { ApiContext } from './context.ts';
+import { inCidrs, isLoopback } from './ip.ts';
+
+/**
+ * Who sent a request, resolved once per request by the `authentication` middleware and
+ * kept in `ctx.state.auth`. Nothing is refused there: each route asks for what it needs
+ * (`requireKey`, `requireUser`, `requireAdmin`), before it looks anything up.
+ */
+export type Authentication = {
+  /** Did the request send `Authorization: Bearer …` (an API key, or an MCP token at /mcp)? */
+  readonly bearer: boolean;
+  /** The bearer token as an API key: its identity, or why it is not one (answered when a route asks). */
+  readonly key?: { readonly identity: Identity } | { readonly refused: unknown };
+  /** The signed-in person: a forward-auth user from a trusted proxy, or the local admin. */
+  readonly user?: string;
+};
+
+/** What the authentication middleware adds to koa's `ctx.state`. */
+export type AuthState = { auth?: Authentication };
 
 /** The bearer token of the request, if it sends one. */
 export function bearer(ctx: Context): string | undefined {
@@ -26,18 +43,55 @@ export function forwardAuthUser(api: ApiContext, ctx: Context): string | undefin
   return undefined;
 }
 
-async function keyIdentity(api: ApiContext, ctx: Context): Promise<Identity | undefined> {
+async function resolve(api: ApiContext, ctx: Context): Promise<Authentication> {
+  const user = forwardAuthUser(api, ctx);
   const token = bearer(ctx);
-  if (token === undefined) return undefined;
-  const identity = await authenticateKey(token, (hash) => api.deps.readModel.getKeyByTokenHash(hash), api.deps.now());
-  if (!identity) throw new UnauthenticatedError('unknown, expired or revoked API key');
+  if (token === undefined) return { bearer: false, user };
+  let identity: Identity | undefined;
+  try {
+    identity = await authenticateKey(token, (hash) => api.deps.readModel.getKeyByTokenHash(hash), api.deps.now());
+  } catch (err) {
+    // A failed lookup is the answer of the routes that need the key, not of every route.
+    return { bearer: true, key: { refused: err }, user };
+  }
+  if (!identity) return { bearer: true, key: { refused: new UnauthenticatedError('unknown, expired or revoked API key') }, user };
   if (identity.keyId !== undefined) api.keyUsed(identity.keyId);
-  return identity;
+  return { bearer: true, key: { identity }, user };
+}
+
+/**
+ * The request's authentication: the one the middleware resolved, or (on a router mounted
+ * without it) resolved now and kept, so a key is looked up and its use recorded once per request.
+ */
+export async function authenticationOf(api: ApiContext, ctx: Context): Promise<Authentication> {
+  const state = ctx.state as AuthState;
+  state.auth ??= await resolve(api, ctx);
+  return state.auth;
+}
+
+/** Resolves who sent the request into `ctx.state.auth`, in front of every apex route; never refuses. */
+export function authentication(api: ApiContext) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    await authenticationOf(api, ctx);
+    return next();
+  };
+}
+
+/** The signed-in person of the request (forward-auth user or local admin), if any. */
+export function signedInUser(api: ApiContext, ctx: Context): string | undefined {
+  return (ctx.state as AuthState).auth?.user ?? forwardAuthUser(api, ctx);
+}
+
+/** The key identity of the request; undefined without a bearer token, 401 for one that is not a valid key. */
+function keyOf(auth: Authentication): Identity | undefined {
+  if (!auth.key) return undefined;
+  if ('refused' in auth.key) throw auth.key.refused;
+  return auth.key.identity;
 }
 
 /** Ingest plane: API keys only (MCP connections use their own tokens at /mcp). */
 export async function requireKey(api: ApiContext, ctx: Context): Promise<Identity> {
-  const identity = await keyIdentity(api, ctx);
+  const identity = keyOf(await authenticationOf(api, ctx));
   if (!identity) throw new UnauthenticatedError('an API key is required: Authorization: Bearer key_…');
   return identity;
 }
@@ -47,10 +101,10 @@ export async function requireKey(api: ApiContext, ctx: Context): Promise<Identit
  * (an admin key acts as Admin, a scoped key as a Viewer).
  */
 export async function requireUser(api: ApiContext, ctx: Context): Promise<Identity> {
-  const key = await keyIdentity(api, ctx);
+  const auth = await authenticationOf(api, ctx);
+  const key = keyOf(auth);
   if (key) return key.principal.kind === 'admin' ? key : { ...key, principal: { kind: 'viewer' } };
-  const user = forwardAuthUser(api, ctx);
-  if (user) return forwardAuthIdentity(user, api.config.adminUsers);
+  if (auth.user) return forwardAuthIdentity(auth.user, api.config.adminUsers);
   throw new UnauthenticatedError('sign in through the portal proxy or send an API key');
 }
 

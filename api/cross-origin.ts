@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ForbiddenError } from '../domain/errors.ts';
-import { bearer, forwardAuthUser } from './auth.ts';
+import { authenticationOf } from './auth.ts';
 import type { ApiContext } from './context.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -32,13 +32,16 @@ export function fromApex(ctx: Context, apexes: readonly string[]): boolean {
  * Refuses every state-changing request authenticated by the forward-auth identity that
  * did not come from the apex (spec §2). One middleware in front of every apex route, so
  * a route added later is covered without remembering to. A bearer key is never attached
- * by a browser on its own, so key requests pass untouched.
+ * by a browser on its own, so key requests pass untouched. Reads the request's
+ * authentication (`authentication` in api/auth.ts resolves it first).
  */
 export function crossOriginGuard(api: ApiContext) {
   const apexes = api.apexHosts;
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (SAFE_METHODS.has(ctx.method) || bearer(ctx) !== undefined) return next();
-    if (forwardAuthUser(api, ctx) !== undefined && !fromApex(ctx, apexes)) {
+    if (SAFE_METHODS.has(ctx.method)) return next();
+    const auth = await authenticationOf(api, ctx);
+    if (auth.bearer) return next();
+    if (auth.user !== undefined && !fromApex(ctx, apexes)) {
       throw new ForbiddenError('cross-origin request refused: state-changing requests signed in through the proxy must come from the portal itself');
     }
     return next();

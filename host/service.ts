@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiContext } from '../api/context.ts';
+import { authentication } from '../api/auth.ts';
 import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
 import { auditRouter } from '../api/audit.ts';
@@ -138,6 +139,8 @@ export async function apexApp(service: Service): Promise<Koa> {
   app.use(apexSecurityHeaders);
   app.use(requestLineCheck);
   // In front of every route, the MCP consent form included: a route added later is covered too.
+  // Who sent the request is resolved once here (ctx.state.auth); each route asks for what it needs.
+  app.use(authentication(service.api));
   app.use(crossOriginGuard(service.api));
   if (service.config.mcp.enabled) app.use(lazyMcp(service.api));
   const router = new Router();

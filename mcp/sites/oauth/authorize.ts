@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
-import { forwardAuthUser } from '../../../api/auth.ts';
+import { signedInUser } from '../../../api/auth.ts';
 import { grantConnection } from '../../../app/connections/connections.ts';
 import { newConnectionId, newCredential } from '../../../domain/connection/credentials.ts';
 import { DomainError } from '../../../domain/errors.ts';
@@ -47,7 +47,7 @@ const SINGLE_FIELDS = ['csrf', 'decision', 'target_kind', 'target_group', 'targe
 
 /** Who may approve: a forward-auth user (trusted proxy only) listed in SITES_MCP_ALLOWED_USERS. */
 function approver(api: ApiContext, ctx: Context): { user: string } | { status: number; message: string } {
-  const user = forwardAuthUser(api, ctx);
+  const user = signedInUser(api, ctx);
   if (!user) return { status: 401, message: 'Sign in through the portal proxy first, then reload this page.' };
   if (!api.config.mcp.allowedUsers.has(user)) {
     return { status: 403, message: `${user} may not approve MCP connections on this server. Ask an administrator (SITES_MCP_ALLOWED_USERS).` };

@@ -4,20 +4,20 @@ import { visibleSite } from '../app/queries/sites.ts';
 import { requireAdmin, requireUser } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import type { RevisionDiff, ServiceStorage } from './schemas/audit.ts';
-import { addressParam, capture } from './site-path.ts';
+import { param, sitePathParam, siteRoute } from './site-path.ts';
 
 /**
  * The audit views' reads: any two revisions of a site compared (spec §12), and what the
  * whole service's retained revisions cost against what the store holds. Registered before
- * the management router, whose `/api/sites/{path}` would otherwise claim the diff path.
+ * the management router, whose `/api/sites/*path` would otherwise claim the diff path.
  */
 export function auditRouter(api: ApiContext): Router {
   const r = new Router();
 
-  r.get(/^\/api\/sites\/(.+)\/revisions\/([^/]+)\/diff\/([^/]+)$/, async (ctx) => {
+  siteRoute(r, 'GET', '/api/sites/*path/revisions/:rev/diff/:to', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
-    const d = await revisionDiff(site, capture(ctx, 1), capture(ctx, 2), api.manifests);
+    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
+    const d = await revisionDiff(site, param(ctx, 'rev'), param(ctx, 'to'), api.manifests);
     ctx.body = {
       from: d.from,
       to: d.to,

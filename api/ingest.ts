@@ -10,7 +10,7 @@ import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
 import { handlePublishRequestFor } from './publish-route.ts';
 import { parsePatch, parseRollback } from './requests.ts';
-import { addressParam, capture } from './site-path.ts';
+import { sitePathParam, siteRoute } from './site-path.ts';
 import { revisionJson, siteJson } from './site-json.ts';
 import type { RevisionsResponse } from './schemas/revision.ts';
 
@@ -26,43 +26,43 @@ export function ingestRouter(api: ApiContext): Router {
     ctx.body = await handlePublishRequestFor(api, ctx, identity);
   });
 
-  r.get(/^\/ingest\/sites\/(.+)\/revisions$/, async (ctx) => {
+  siteRoute(r, 'GET', '/ingest/sites/*path/revisions', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const address = addressParam(capture(ctx, 0));
+    const address = sitePathParam(ctx);
     authorize(identity, 'rollback', address);
     const site = await api.deps.readModel.getSite(fullPath(address));
     if (!site || site.status !== 'live') throw new NotFoundError(`no site ${fullPath(address)}`);
     ctx.body = { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)), ...(await siteStorage(site, api.manifests)) } satisfies RevisionsResponse;
   });
 
-  r.post(/^\/ingest\/sites\/(.+)\/rollback$/, async (ctx) => {
+  siteRoute(r, 'POST', '/ingest/sites/*path/rollback', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const address = addressParam(capture(ctx, 0));
+    const address = sitePathParam(ctx);
     authorize(identity, 'rollback', address);
     ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
   });
 
-  r.post(/^\/ingest\/sites\/(.+)\/restore$/, async (ctx) => {
+  siteRoute(r, 'POST', '/ingest/sites/*path/restore', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, addressParam(capture(ctx, 0))));
+    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)));
   });
 
-  r.post(/^\/ingest\/sites\/(.+)\/purge$/, async (ctx) => {
+  siteRoute(r, 'POST', '/ingest/sites/*path/purge', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    await purgeSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    await purgeSite(api.deps, identity, sitePathParam(ctx));
     ctx.status = 204;
   });
 
-  r.patch(/^\/ingest\/sites\/(.+)$/, async (ctx) => {
+  siteRoute(r, 'PATCH', '/ingest/sites/*path', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const address = addressParam(capture(ctx, 0));
+    const address = sitePathParam(ctx);
     authorize(identity, 'patch', address);
     ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
   });
 
-  r.delete(/^\/ingest\/sites\/(.+)$/, async (ctx) => {
+  siteRoute(r, 'DELETE', '/ingest/sites/*path', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    await unpublishSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    await unpublishSite(api.deps, identity, sitePathParam(ctx));
     ctx.status = 204;
   });
 

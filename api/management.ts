@@ -16,7 +16,7 @@ import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
 import { parsePatch, parseRollback } from './requests.ts';
 import { streamRevisionZip } from './revision-zip.ts';
-import { addressParam, capture } from './site-path.ts';
+import { param, sitePathParam, siteRoute } from './site-path.ts';
 import { parseSiteQuery } from './site-query.ts';
 import { mountOpenApi } from './openapi/route.ts';
 import { FileQuery } from './schemas/params.ts';
@@ -28,9 +28,6 @@ import type { RevisionsResponse } from './schemas/revision.ts';
 import type { SitesResponse, TrashResponse } from './schemas/site.ts';
 import { inertPublisherBytes } from './security-headers.ts';
 import { revisionJson, siteJson } from './site-json.ts';
-
-const SITE = '/api/sites/(.+)';
-const route = (suffix: string) => new RegExp(`^${SITE}${suffix}$`);
 
 /** The management plane (spec §5): forward-auth users and keys; admin-only writes. */
 export function managementRouter(api: ApiContext): Router {
@@ -62,25 +59,25 @@ export function managementRouter(api: ApiContext): Router {
     ctx.body = await handlePublishRequestFor(api, ctx, identity);
   });
 
-  // The trash. Registered before `/api/sites/{path}` so `deleted` is never read as a slug.
+  // The trash. Registered before `/api/sites/*path` so `deleted` is never read as a slug.
   r.get('/api/sites/deleted', async (ctx) => {
     await requireAdmin(api, ctx);
     const sites = await api.deps.readModel.listQuarantined();
     ctx.body = { sites: sites.map((d) => siteJson(api, d)), count: sites.length } satisfies TrashResponse;
   });
-  r.post(/^\/api\/sites\/deleted\/(.+)$/, async (ctx) => {
+  siteRoute(r, 'POST', '/api/sites/deleted/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, addressParam(capture(ctx, 0))));
+    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)));
   });
-  r.delete(/^\/api\/sites\/deleted\/(.+)$/, async (ctx) => {
+  siteRoute(r, 'DELETE', '/api/sites/deleted/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    await purgeSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    await purgeSite(api.deps, identity, sitePathParam(ctx));
     ctx.status = 204;
   });
 
-  r.get(route('/favicon'), async (ctx) => {
+  siteRoute(r, 'GET', '/api/sites/*path/favicon', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
     const favicon = site.live.favicon;
     // Checked again when served: revisions published before types were allow-listed may hold anything.
     const type = favicon && faviconType(favicon.type);
@@ -92,25 +89,25 @@ export function managementRouter(api: ApiContext): Router {
     ctx.body = stream;
   });
 
-  r.get(route('/revisions'), async (ctx) => {
+  siteRoute(r, 'GET', '/api/sites/*path/revisions', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
     ctx.body = { revisions: revisionsOf(site).map((x) => revisionJson(x.info, x.current)), ...(await siteStorage(site, api.manifests)) } satisfies RevisionsResponse;
   });
 
-  r.get(route('/revisions/([^/]+)/files'), async (ctx) => {
+  siteRoute(r, 'GET', '/api/sites/*path/revisions/:rev/files', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
-    const manifest = await api.manifests.get(findRevision(site, capture(ctx, 1)).manifest);
+    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
+    const manifest = await api.manifests.get(findRevision(site, param(ctx, 'rev')).manifest);
     if (!manifest) throw new NotFoundError('the revision manifest is missing');
     ctx.body = fileTree(manifest.files) satisfies FileNode;
   });
 
-  r.get(route('/revisions/([^/]+)/file'), async (ctx) => {
+  siteRoute(r, 'GET', '/api/sites/*path/revisions/:rev/file', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
     const { path } = parseQuery(FileQuery, ctx.query);
-    const manifest = await api.manifests.get(findRevision(site, capture(ctx, 1)).manifest);
+    const manifest = await api.manifests.get(findRevision(site, param(ctx, 'rev')).manifest);
     const entry = manifest?.files.get(path);
     const stream = entry && (await api.deps.blobs.get(entry.hash));
     if (!entry || !stream) throw new NotFoundError(`no file ${path} in this revision`);
@@ -122,10 +119,10 @@ export function managementRouter(api: ApiContext): Router {
     ctx.body = stream;
   });
 
-  r.get(route('/revisions/([^/]+)/archive'), async (ctx) => {
+  siteRoute(r, 'GET', '/api/sites/*path/revisions/:rev/archive', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, addressParam(capture(ctx, 0)));
-    const rev = findRevision(site, capture(ctx, 1));
+    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
+    const rev = findRevision(site, param(ctx, 'rev'));
     const manifest = await api.manifests.get(rev.manifest);
     if (!manifest) throw new NotFoundError('the revision manifest is missing');
     const base = `${site.path.replaceAll('/', '-')}-${rev.id}`;
@@ -135,32 +132,32 @@ export function managementRouter(api: ApiContext): Router {
     ctx.body = streamRevisionZip(api.deps.blobs, manifest, new Date(revisionTime(rev.id)));
   });
 
-  r.get(route('/events'), async (ctx) => {
+  siteRoute(r, 'GET', '/api/sites/*path/events', async (ctx) => {
     await requireAdmin(api, ctx);
-    const address = addressParam(capture(ctx, 0));
+    const address = sitePathParam(ctx);
     const { events } = await api.deps.events.readStream(siteStream(address));
     if (events.length === 0) throw new NotFoundError(`no history for ${fullPath(address)}`);
     ctx.body = { events: events.map((e) => ({ type: e.type, at: e.meta.at, actor: e.meta.actor, data: e.data })) } satisfies EventsResponse;
   });
 
-  r.post(route('/rollback'), async (ctx) => {
+  siteRoute(r, 'POST', '/api/sites/*path/rollback', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    const address = addressParam(capture(ctx, 0));
+    const address = sitePathParam(ctx);
     ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
   });
 
-  r.get(route(''), async (ctx) => {
+  siteRoute(r, 'GET', '/api/sites/*path', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    ctx.body = siteJson(api, await visibleSite(api.deps, identity, addressParam(capture(ctx, 0))));
+    ctx.body = siteJson(api, await visibleSite(api.deps, identity, sitePathParam(ctx)));
   });
-  r.patch(route(''), async (ctx) => {
+  siteRoute(r, 'PATCH', '/api/sites/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    const address = addressParam(capture(ctx, 0));
+    const address = sitePathParam(ctx);
     ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
   });
-  r.delete(route(''), async (ctx) => {
+  siteRoute(r, 'DELETE', '/api/sites/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    await unpublishSite(api.deps, identity, addressParam(capture(ctx, 0)));
+    await unpublishSite(api.deps, identity, sitePathParam(ctx));
     ctx.status = 204;
   });
 

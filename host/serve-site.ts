@@ -269,9 +269,47 @@ async function sendEntry(
     res.end(body);
     return;
   }
+  if (entry.size <= HOT_MAX) {
+    const body = await hotBody(blobs, entry);
+    if (!body) return plain(res, 500, 'file missing from the store\n');
+    res.end(body);
+    return;
+  }
   const stream = await blobs.get(entry.hash);
   if (!stream) return plain(res, 500, 'file missing from the store\n');
   await pipeline(stream, res).catch(() => res.destroy());
+}
+
+/**
+ * Mid-size files (images, bundles, fonts up to 2 MiB) by hash, from memory: streaming one
+ * from its blob costs a file open, several 256 KiB reads through the thread pool and as
+ * many socket writes per request, where a cached body is one write of bytes already in
+ * memory. Content-addressed, so never stale; a small budget bounds what it holds.
+ */
+const HOT_MAX = 2 * 1024 * 1024;
+const hotCache = new ByteCache(32 * 1024 * 1024);
+/** Loads in progress, so a burst of requests for a cold file reads it once, not once each. */
+const hotLoading = new Map<string, Promise<Buffer | undefined>>();
+
+function hotBody(blobs: BlobStore, entry: ManifestEntry): Promise<Buffer | undefined> | Buffer {
+  const hit = hotCache.get(entry.hash);
+  if (hit) return hit;
+  let loading = hotLoading.get(entry.hash);
+  if (!loading) {
+    loading = blobs.getBytes(entry.hash).then(
+      (body) => {
+        hotLoading.delete(entry.hash);
+        if (body) hotCache.set(entry.hash, body);
+        return body;
+      },
+      (err: unknown) => {
+        hotLoading.delete(entry.hash);
+        throw err;
+      },
+    );
+    hotLoading.set(entry.hash, loading);
+  }
+  return loading;
 }
 
 /** One `bytes=a-b` range; multiple ranges are answered with the whole file (allowed by RFC 9110). */

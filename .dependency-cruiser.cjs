@@ -1,0 +1,92 @@
+/**
+ * The allowed arrows between the folders (README, "Design"; shared DESIGN.md, "Folder
+ * layout"). `npm run check:boundaries` prints violations; test/unit/boundaries.test.ts
+ * runs the same check, so `npm test` (and CI) fails on one.
+ */
+
+/** The publishing service's folders (mcp/diary is a separate service). */
+const SERVICE = '^(domain|projections|app|api|host|portal|client|mcp/sites)/';
+/** Engines, web frameworks, parsers and SDKs: for the adapters (api/, mcp/, host/), never for the core. */
+const ADAPTERS = '(^|/)node_modules/(koa|@koa/[^/]+|mongodb|minio|@eventstore/[^/]+|better-sqlite3|busboy|yauzl|tar-stream|jszip|@modelcontextprotocol/[^/]+)/';
+/** Node built-ins that do I/O. */
+const IO_BUILTINS = '^(node:)?(http|https|http2|net|tls|dgram|fs|fs/promises|child_process|worker_threads|cluster)$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'domain/ imports only domain/ and pure packages (xstate; node:crypto for hashes and tokens; node:stream for the type of a port).',
+      from: { path: '^domain/' },
+      to: { pathNot: ['^domain/', '(^|/)node_modules/xstate/', '^(node:)?(crypto|stream)$'] },
+    },
+    {
+      name: 'projections-only-domain',
+      severity: 'error',
+      comment: 'projections/ imports only projections/ and domain/.',
+      from: { path: '^projections/' },
+      to: { pathNot: ['^projections/', '^domain/'] },
+    },
+    {
+      name: 'app-only-core',
+      severity: 'error',
+      comment: 'app/ (use cases) imports app/, domain/ and projections/: never the HTTP layer, the connectors, the UI or the composition root.',
+      from: { path: '^app/' },
+      to: { path: '^(api|host|mcp|portal|client|bin)/' },
+    },
+    {
+      name: 'core-without-adapters',
+      severity: 'error',
+      comment: 'domain/, projections/ and app/ never touch an engine, a web framework or network/file I/O: only host/ knows which adapter runs.',
+      from: { path: '^(domain|projections|app)/' },
+      to: { path: [ADAPTERS, IO_BUILTINS] },
+    },
+    {
+      name: 'host-only-from-composition-root',
+      severity: 'error',
+      comment: 'host/ is the composition root: only host/, bin/ and the tests import it (api/ and mcp/ get configuration and hooks injected).',
+      from: { pathNot: '^(host|bin|test)/' },
+      to: { path: '^host/' },
+    },
+    {
+      name: 'client-stands-alone',
+      severity: 'error',
+      comment: 'client/ is bundled and shipped alone: client/ and Node built-ins only.',
+      from: { path: '^client/' },
+      to: { pathNot: '^client/', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'diary-stands-alone',
+      severity: 'error',
+      comment: 'mcp/diary/ is a separate service: it never imports the publishing service, nor the other way round.',
+      from: { path: '^mcp/diary/' },
+      to: { path: SERVICE },
+    },
+    {
+      name: 'service-without-diary',
+      severity: 'error',
+      comment: 'The publishing service never imports the diary tool server.',
+      from: { path: SERVICE },
+      to: { path: '^mcp/diary/' },
+    },
+    {
+      name: 'resolvable',
+      severity: 'error',
+      comment: 'Every import resolves; an unresolved one would slip past the rules above.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // Type-only imports count: a `Config` type from host/ couples api/ to host/ all the same.
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.mjs', '.js', '.json'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+  },
+};

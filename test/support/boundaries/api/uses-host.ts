@@ -1,0 +1,3 @@
+import { root } from '../host/root.ts';
+
+export const route = root;

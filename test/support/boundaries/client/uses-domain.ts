@@ -1,0 +1,3 @@
+import { fromHost } from '../domain/impure.ts';
+
+export const shipped = fromHost;

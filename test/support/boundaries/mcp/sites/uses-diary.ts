@@ -1,0 +1,4 @@
+import './nowhere.ts';
+import { tool } from '../diary/uses-service.ts';
+
+export const connector = tool;

@@ -1,0 +1,3 @@
+import { useCase } from '../app/uses-api.ts';
+
+export const projected = useCase;

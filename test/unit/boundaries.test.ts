@@ -1,0 +1,59 @@
+/**
+ * The folder boundaries (README, "Design"): `npm run check:boundaries` (dependency-cruiser
+ * with .dependency-cruiser.cjs) must report no violation, so `npm test`, and CI with it,
+ * fails on an import across a boundary. A planted tree that breaks every rule once shows
+ * that the rules do fire.
+ */
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseResult, type IConfiguration, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const configFile = `${root}.dependency-cruiser.cjs`;
+const planted = fileURLToPath(new URL('../support/boundaries/', import.meta.url));
+
+const shown = (violations: readonly IViolation[]) => violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).join('\n');
+
+describe('folder boundaries', () => {
+  it('npm run check:boundaries finds no import across a boundary', () => {
+    const run = spawnSync('npm', ['run', '--silent', 'check:boundaries', '--', '--output-type', 'json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    expect(run.stdout, run.stderr).toMatch(/^\s*\{/);
+    const result = JSON.parse(run.stdout) as ICruiseResult;
+    // The cruise saw the source tree, packages and built-ins included (an empty cruise would pass vacuously).
+    expect(result.summary.totalCruised).toBeGreaterThan(250);
+    const edges = result.modules.flatMap((m) => m.dependencies.map((d) => `${m.source} → ${d.resolved}`));
+    expect(edges).toEqual(expect.arrayContaining(['api/auth.ts → domain/auth.ts', 'domain/tokens.ts → crypto']));
+    expect(edges.some((e) => /^domain\/site\/lifecycle\.ts → node_modules\/xstate\//.test(e))).toBe(true);
+    expect(shown(result.summary.violations), 'imports across a folder boundary').toBe('');
+    expect(run.status).toBe(0);
+  });
+
+  it('every rule fires on a tree that breaks it', async () => {
+    const options = await extractDepcruiseOptions(configFile);
+    const folders = ['domain', 'projections', 'app', 'api', 'host', 'client', 'mcp'];
+    const { output } = await cruise(folders, { ...options, baseDir: planted });
+    const { violations } = (output as ICruiseResult).summary;
+    const rules = (createRequire(import.meta.url)(configFile) as IConfiguration).forbidden!.map((r) => r.name);
+    expect(new Set(violations.map((v) => v.rule.name)), shown(violations)).toEqual(new Set(rules));
+    const expected = [
+      'app-only-core: app/uses-api.ts → api/uses-host.ts',
+      'client-stands-alone: client/uses-domain.ts → domain/impure.ts',
+      'core-without-adapters: app/does-io.ts → fs',
+      expect.stringMatching(/^core-without-adapters: domain\/impure\.ts → (\.\.\/)+node_modules\/koa\//),
+      'diary-stands-alone: mcp/diary/uses-service.ts → api/uses-host.ts',
+      'domain-is-pure: domain/impure.ts → host/root.ts',
+      expect.stringMatching(/^domain-is-pure: domain\/impure\.ts → (\.\.\/)+node_modules\/koa\//),
+      'host-only-from-composition-root: api/uses-host.ts → host/root.ts',
+      'host-only-from-composition-root: domain/impure.ts → host/root.ts',
+      'projections-only-domain: projections/uses-app.ts → app/uses-api.ts',
+      'resolvable: mcp/sites/uses-diary.ts → ./nowhere.ts',
+      'service-without-diary: mcp/sites/uses-diary.ts → mcp/diary/uses-service.ts',
+    ];
+    const lines = shown(violations).split('\n');
+    expect(lines, shown(violations)).toHaveLength(expected.length);
+    expect(lines).toEqual(expect.arrayContaining(expected));
+  });
+});

@@ -10,7 +10,8 @@ import { youngGarbageHint } from '../../host/gc-hint.ts';
 import { formatBytes, plural } from '../../host/cli/format.ts';
 import { serviceUrl } from '../../host/cli/service-url.ts';
 import { classifyHost, listenHostNames } from '../../host/hosts.ts';
-import { parseRange, resolvePath } from '../../host/serve-site.ts';
+import { parseRange } from '../../host/serve-site.ts';
+import { resolvePath } from '../../host/site-resolve.ts';
 
 const MiB = 1024 ** 2;
 const HOUR = 3_600_000;

@@ -1,6 +1,7 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
+import type { DigestCache } from './digest-cache.ts';
 import { ClientError } from './errors.ts';
 import type { SiteFile } from './folder.ts';
 import { hashFiles, mapLimit } from './hash.ts';
@@ -25,7 +26,10 @@ export type DeployOptions = {
   readonly key: string;
   readonly meta: PublishMeta;
   readonly files: readonly SiteFile[];
+  /** Uploads at once (16: one upload's round trip hides behind the others', locally and far away). */
   readonly uploadConcurrency?: number;
+  /** Digests of the last run, so only changed files are hashed again (client/digest-cache.ts). */
+  readonly cache?: DigestCache;
   /** Tries per blob after the first (spec'd as two: a flaky network should not fail a CI job). */
   readonly retries?: number;
   readonly retryDelayMs?: number;
@@ -35,6 +39,8 @@ const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 /** A connection cut while sending: the server (or a proxy) may have answered first. */
 const CUT_OFF = new Set(['EPIPE', 'ECONNRESET']);
 const PACED_CHUNK = 16 * 1024;
+/** Files up to this size are read whole and sent as one buffer. */
+const SMALL_FILE = 1024 * 1024;
 const PACED_BYTES = 1024 * 1024;
 
 /**
@@ -71,7 +77,7 @@ export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
 
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
   const hashing = progressBar('hashing  ', totalBytes, files.length);
-  const digests = await hashFiles(files, (f) => hashing.add(f.size)).finally(() => hashing.end());
+  const digests = await hashFiles(files, (f) => hashing.add(f.size), options.cache).finally(() => hashing.end());
   const manifest: Record<string, string> = {};
   files.forEach((f, i) => (manifest[f.name] = digests[i]!));
 
@@ -94,7 +100,7 @@ export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
   const bar = progressBar('uploading', uploadedBytes, uploads.size);
   const retries = options.retries ?? 2;
   try {
-    await mapLimit([...uploads], options.uploadConcurrency ?? 4, async ([digest, file]) => {
+    await mapLimit([...uploads], options.uploadConcurrency ?? 16, async ([digest, file]) => {
       const path = `/ingest/deploys/${encodeURIComponent(created.id)}/files/${digest}`;
       let cutOff = false;
       for (let attempt = 0; ; attempt++) {
@@ -102,7 +108,11 @@ export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
         let failure: unknown;
         try {
           // After a connection cut mid-upload, the retry goes slowly at first (see `paced`).
-          const source = cutOff ? Readable.from(paced(createReadStream(file.path, { highWaterMark: PACED_CHUNK }))) : createReadStream(file.path);
+          const source = cutOff
+            ? Readable.from(paced(createReadStream(file.path, { highWaterMark: PACED_CHUNK })))
+            : file.size <= SMALL_FILE
+              ? readFileSync(file.path) // most files: one read, one write
+              : createReadStream(file.path);
           answer = await send(new URL(path, base), 'PUT', { ...auth, 'Content-Type': 'application/octet-stream', 'Content-Length': String(file.size) }, source);
         } catch (err) {
           if ((err as NodeJS.ErrnoException).path) throw err; // the local file, not the network

@@ -1,14 +1,29 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ClientError } from './errors.ts';
 
-export type SiteFile = { readonly path: string; readonly name: string; readonly size: number };
+export type SiteFile = {
+  readonly path: string;
+  readonly name: string;
+  readonly size: number;
+  /** size:mtimeNs:ctimeNs:ino: what the digest cache compares (client/digest-cache.ts). */
+  readonly stamp: string;
+};
 
-async function* walk(dir: string, skipped: string[]): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+/**
+ * The regular files under `dir`. Synchronous on purpose: a command that does one thing at a
+ * time lists 10,000 files several times faster this way than through the thread pool.
+ */
+function walk(dir: string, root: string, files: SiteFile[], skipped: string[]): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(full, skipped);
-    else if (entry.isFile()) yield full;
+    if (entry.isDirectory()) walk(full, root, files, skipped);
+    else if (entry.isFile()) {
+      const info = statSync(full, { bigint: true });
+      const stamp = `${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`;
+      files.push({ path: full, name: relative(root, full).split(sep).join('/'), size: Number(info.size), stamp });
+    }
     else skipped.push(full); // links, sockets…: the service refuses links, so they are not sent
   }
 }
@@ -28,9 +43,7 @@ export async function siteFiles(dir: string, warn: (line: string) => void = () =
   if (!index?.isFile()) throw new ClientError(`${dir} has no index.html at its top (the site's home page; publish the folder that holds it)`);
   const files: SiteFile[] = [];
   const skipped: string[] = [];
-  for await (const path of walk(dir, skipped)) {
-    files.push({ path, name: relative(dir, path).split(sep).join('/'), size: (await stat(path)).size });
-  }
+  walk(dir, dir, files, skipped);
   if (skipped.length) warn(`skipped ${skipped.length === 1 ? skipped[0] : `${skipped.length} links and special files`} (only regular files are published)`);
   return files;
 }

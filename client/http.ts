@@ -23,13 +23,19 @@ const GRACE_MS = 250;
  */
 export async function send(url: URL, method: string, headers: Record<string, string>, body?: Readable | string | Buffer): Promise<Answer> {
   const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers });
+  let sent = false;
+  let answered = false;
+  req.once('finish', () => (sent = true));
   const answer = new Promise<Answer>((resolve, reject) => {
     let responded = false;
     req.once('response', (res) => {
       responded = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.once('end', () => {
+        answered = true;
+        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+      });
       res.once('error', reject);
       res.once('close', () => {
         if (!res.complete) reject(Object.assign(new Error('the connection closed in the middle of the answer'), { code: 'ECONNRESET' }));
@@ -48,8 +54,13 @@ export async function send(url: URL, method: string, headers: Record<string, str
   try {
     return await answer;
   } finally {
-    stream.destroy();
-    req.destroy();
+    // A whole request and a whole answer leave the connection to the agent, for the next
+    // request (keep-alive: one upload after another needs no new connection). Anything
+    // else (an answer before the body was sent) ends it.
+    if (!(sent && answered)) {
+      stream.destroy();
+      req.destroy();
+    }
     await upload;
   }
 }

@@ -1,6 +1,7 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, realpathSync } from 'node:fs';
 import { parseFlags, parseSite } from './args.ts';
 import { deploy } from './deploy.ts';
+import { cacheDir, openDigestCache } from './digest-cache.ts';
 import { ClientUsageError } from './errors.ts';
 import { siteFiles } from './folder.ts';
 import { count, formatBytes } from './format.ts';
@@ -44,7 +45,8 @@ export async function publishCommand(argv: readonly string[], io: PublishEnv): P
   const title = flags.get('title');
 
   const files = await siteFiles(dir, io.warn);
-  const { result, newFiles, uploadedBytes } = await deploy({ base, key, meta: { ...site, ...(title ? { title } : {}) }, files });
+  const cache = openDigestCache(cacheDir(io.env), realpathSync(dir));
+  const { result, newFiles, uploadedBytes } = await deploy({ base, key, meta: { ...site, ...(title ? { title } : {}) }, files, cache });
   io.out(`published ${count(files.length, 'file')} (${newFiles.toLocaleString('en')} new, ${formatBytes(uploadedBytes)} uploaded) to ${result.url} (revision ${result.revision})`);
   if (io.env.GITHUB_OUTPUT) appendFileSync(io.env.GITHUB_OUTPUT, `url=${result.url}\nrevision=${result.revision}\n`);
   return 0;

@@ -1,14 +1,19 @@
-import { collectAll } from '../../app/jobs/gc.ts';
 import { loadConfig, type Config } from '../config.ts';
-import { createService, startHttp, startQuarantineJob } from '../service.ts';
-import { startOAuthClientExpiryJob } from '../oauth-client-job.ts';
-import { startDeployExpiryJob } from '../deploy-job.ts';
-import { keysCli } from './keys.ts';
-import { publishCli } from './publish.ts';
 import { noArguments, only, parseArgs, UsageError } from './args.ts';
-import { serveBanner } from './banner.ts';
 import { CliError, installLastResort, reportFailure, systemReason } from './failure.ts';
 import { plural } from './format.ts';
+
+// Each command loads what it needs when it runs: `sites publish` (the publishing client) starts
+// in a fraction of the time the service's modules (koa, SQLite, the domain) take to load.
+const services = () => import('../service.ts');
+const jobs = async () => {
+  const [{ startQuarantineJob }, { startOAuthClientExpiryJob }, { startDeployExpiryJob }] = await Promise.all([
+    services(),
+    import('../oauth-client-job.ts'),
+    import('../deploy-job.ts'),
+  ]);
+  return { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob };
+};
 
 const USAGE = `usage: sites <command>
   serve                      run the service (what npm start runs)
@@ -27,15 +32,15 @@ export async function main(argv: string[]): Promise<number> {
   installLastResort();
   try {
     const config = () => loadConfig();
-    const openShort = () => createService(config(), { project: 'catch-up' });
+    const openShort = async () => (await services()).createService(config(), { project: 'catch-up' });
     switch (command) {
       case 'serve':
         noOptions(rest);
         return await serve();
       case 'keys':
-        return await keysCli(rest, openShort);
+        return await (await import('./keys.ts')).keysCli(rest, openShort);
       case 'publish':
-        return await publishCli(rest);
+        return await (await import('./publish.ts')).publishCli(rest);
       case 'mcp': {
         const mcp = await import('./mcp.ts');
         const service = await openShort();
@@ -56,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
         const service = await openShort();
         try {
           await service.projector.catchUp();
+          const { collectAll } = await import('../../app/jobs/gc.ts');
           const { scanned, deleted } = await collectAll(service.deps);
           console.log(`scanned ${plural(scanned, 'stored file')}, deleted ${deleted} unreferenced`);
         } finally {
@@ -85,6 +91,9 @@ function noOptions(argv: string[]): void {
 async function serve(): Promise<number> {
   const config = loadConfig();
   let port = config.listen.port;
+  const { createService, startHttp } = await services();
+  const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob } = await jobs();
+  const { serveBanner } = await import('./banner.ts');
   const service = await createService(config, { project: 'run', port: () => port });
   const server = await startHttp(service).catch(async (err: unknown) => {
     // The projector is already running: without closing it the process would stay up, silent.
@@ -116,7 +125,7 @@ async function serve(): Promise<number> {
 }
 
 async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
-  const service = await createService(config, { project: 'catch-up' });
+  const service = await (await services()).createService(config, { project: 'catch-up' });
   try {
     const holder = `replay-${process.pid}`;
     if (!(await service.stack.readModel.tryLease('projector', holder, 60_000))) {
@@ -137,7 +146,8 @@ async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
 }
 
 async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
-  const service = await createService(config, { project: 'run' });
+  const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob } = await jobs();
+  const service = await (await services()).createService(config, { project: 'run' });
   service.log.info('projector running', { stack: service.stack.describe });
   const stopJob = startQuarantineJob(service);
   startOAuthClientExpiryJob(service);

@@ -40,7 +40,7 @@ export function deployApi(base: () => string) {
     manifest: (files: Files): Record<string, string> => Object.fromEntries(Object.entries(files).map(([p, c]) => [p, sha256(c)])),
     async put(key: string, id: string, digest: string, content: string | Buffer): Promise<Answer> {
       const path = `/ingest/deploys/${encodeURIComponent(id)}/files/${digest}`;
-      const res = await fetch(new URL(path, base()), { method: 'PUT', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/octet-stream' }, body: content });
+      const res = await fetch(new URL(path, base()), { method: 'PUT', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/octet-stream' }, body: typeof content === 'string' ? content : new Uint8Array(content) });
       const text = await res.text();
       const body = parse(text);
       checkResponse('PUT', path, { status: res.status, type: res.headers.get('content-type') ?? '', text, body });

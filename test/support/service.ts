@@ -61,6 +61,8 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
     SITES_VERSIONING_ENABLED: 'true',
     SITES_VERSIONING_KEEP: '5',
     SITES_LOG_LEVEL: 'warn',
+    // The publishing client's digest cache (client/digest-cache.ts) stays with the test's data.
+    SITES_CACHE_DIR: join(dataDir, 'client-cache'),
     ...opts.env,
   };
   const fullEnv = { ...process.env, ...env };

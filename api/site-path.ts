@@ -29,13 +29,3 @@ export function sitePathParam(ctx: { params: Record<string, string | undefined> 
 export function param(ctx: { params: Record<string, string | undefined> }, name: string): string {
   return ctx.params[name] ?? '';
 }
-
-/** @deprecated Regular-expression routes only: use a `*path` route and `sitePathParam`. */
-export function addressParam(raw: string | undefined): SiteAddress {
-  return parseSitePath(decodeURIComponent(raw ?? ''));
-}
-
-/** @deprecated Regular-expression routes only: use named parameters. */
-export function capture(ctx: { captures?: string[] }, i: number): string {
-  return ctx.captures?.[i] ?? '';
-}

@@ -84,7 +84,7 @@ describe('the GitHub Actions action', () => {
   it('fails the step with the service’s one-line error for a refused key', async () => {
     const r = await runAction({ url: svc.url, key: 'key_wrong', dir: 'dist', site: 'docs/action' });
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/^sites: deploy failed \(401\): /);
+    expect(r.stderr).toMatch(/^sites: publish failed \(401\): /);
   });
 });
 

@@ -38,6 +38,7 @@ describe('loadConfig', () => {
     expect(c.maxExtractEntries).toBe(10_000);
     expect(c.versioning).toEqual({ enabled: false, keep: 5 });
     expect(c.deletedSiteTtlMs).toBe(720 * HOUR);
+    expect(c.deployTtlMs).toBe(HOUR);
     expect(c.mcp.enabled).toBe(true);
     expect(c.mcp.group).toBe('mcp');
     expect(c.mcp.tokenTtlMs).toBe(HOUR);
@@ -105,6 +106,7 @@ describe('loadConfig', () => {
   const bad: [Record<string, string>, string][] = [
     [{ SITES_DELETED_SITE_TTL: 'forever' }, 'SITES_DELETED_SITE_TTL'],
     [{ SITES_DELETED_SITE_TTL: '0h' }, 'SITES_DELETED_SITE_TTL'],
+    [{ SITES_DEPLOY_TTL: 'an hour' }, 'SITES_DEPLOY_TTL'],
     [{ SITES_MCP_TOKEN_TTL: '10' }, 'SITES_MCP_TOKEN_TTL'],
     [{ SITES_MCP_REFRESH_TTL: '1y' }, 'SITES_MCP_REFRESH_TTL'],
     [{ SITES_TRUSTED_PROXIES: '10.0.0.0/33' }, 'SITES_TRUSTED_PROXIES'],

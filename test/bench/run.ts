@@ -3,13 +3,15 @@
  * (also written to test-results/bench.md). Every figure comes with its reference measured
  * in the same run. Quick by default (about 3 minutes on 2 cores); BENCH_FULL=1 runs the
  * issue's full sizes. Overrides: BENCH_FILES, BENCH_MB, BENCH_VERSIONS, BENCH_RUNS, BENCH_SITES,
- * BENCH_DURATION_S (per server and file, split over the BENCH_RUNS serving rounds), BENCH_ONLY=publish,serving,listing,startup.
+ * BENCH_DURATION_S (per server and file, split over the BENCH_RUNS serving rounds), BENCH_RSS_FILES (the CLI memory row),
+ * BENCH_ONLY=publish,deploys,serving,listing,startup.
  */
 import '../support/localhost-dns.ts';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { benchDeploys } from './deploys.ts';
 import { benchListingAndReplay } from './listing.ts';
 import { benchPublish } from './publish.ts';
 import { benchServing } from './serving.ts';
@@ -30,7 +32,7 @@ const params = {
   rounds: num('BENCH_ROUNDS', full ? 5 : 1),
   durationMs: num('BENCH_DURATION_S', full ? 10 : 5) * 1000,
 };
-const only = new Set((env.BENCH_ONLY ?? 'publish,serving,listing,startup').split(','));
+const only = new Set((env.BENCH_ONLY ?? 'publish,deploys,serving,listing,startup').split(','));
 const started = Date.now();
 const log = (s: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${s}\n`);
 
@@ -42,6 +44,7 @@ function machine(): string {
 
 const rows: Row[] = [];
 if (only.has('publish')) rows.push(...(await benchPublish({ files: params.files, bytes: params.bytes, versions: params.versions, runs: params.runs }, log)));
+if (only.has('deploys')) rows.push(...(await benchDeploys({ files: params.files, bytes: params.bytes, runs: params.runs, rssFiles: num('BENCH_RSS_FILES', 10_000) }, log)));
 if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, durationMs: params.durationMs, warmupMs: 1000, rounds: params.runs }, log)));
 if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50) }, log)));
 if (only.has('startup')) rows.push(...(await benchStartup({ runs: params.runs }, log)));

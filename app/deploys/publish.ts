@@ -1,6 +1,6 @@
 import type { Identity } from '../../domain/auth.ts';
 import { assertOpen, MissingFilesError, missingDigests, parseDeployManifest, type Deploy } from '../../domain/deploy/deploy.ts';
-import { TooLargeError } from '../../domain/errors.ts';
+import { ConflictError, TooLargeError } from '../../domain/errors.ts';
 import type { CommandDeps } from '../deps.ts';
 import { publishFiles, type IncomingFile, type PublishOutcome } from '../publish/publish.ts';
 import { loadDeploy } from './upload.ts';
@@ -17,8 +17,9 @@ export async function publishDeploy(deps: CommandDeps, identity: Identity, id: s
   const deploy = await loadDeploy(deps, identity, id);
   assertOpen(deploy);
   if (!(await deps.readModel.setDeployStatus(id, 'open', 'publishing'))) {
+    // Another publish of this deploy claimed it first: 409 (published or being published), 404 (gone).
     assertOpen(await loadDeploy(deps, identity, id));
-    throw new Error(`deploy ${id} could not be claimed`);
+    throw new ConflictError(`deploy ${id} is being published by another request; try again`);
   }
   try {
     const outcome = await publishFiles(deps, identity, { address: deploy.address, meta: deploy.meta }, await deployFiles(deps, deploy));

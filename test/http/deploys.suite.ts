@@ -241,7 +241,7 @@ export function deploySuite(name: string, open: () => Promise<DeployFixture>): v
       expect((await api.publish(admin, 'no-such-deploy')).status).toBe(404);
     });
 
-    it('a published deploy is finished: another upload or publish is 409', async () => {
+    it('a published deploy is finished: another upload or publish is 409; two publishes at once make one revision', async () => {
       const files = { 'index.html': page('finished') };
       const { created, published } = await deployAll(docs, { group: 'docs', slug: 'finished', title: 'F' }, files);
       expect(published.status).toBe(200);
@@ -249,6 +249,12 @@ export function deploySuite(name: string, open: () => Promise<DeployFixture>): v
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('conflict');
       expect((await api.put(docs, created.body.id, sha256(files['index.html']), files['index.html'])).status).toBe(409);
+
+      const next = await api.create(docs, { group: 'docs', slug: 'finished' }, api.manifest({ 'index.html': page('twice') }));
+      await api.put(docs, next.body.id, sha256(page('twice')), page('twice'));
+      const both = await Promise.all([api.publish(docs, next.body.id), api.publish(docs, next.body.id)]);
+      expect(both.map((a) => a.status).sort()).toEqual([200, 409]);
+      expect((await call(svc.url, 'GET', '/api/sites/docs/finished/revisions', { key: admin })).body.revisions).toHaveLength(2);
     });
 
     it('required: only what no revision of this site holds (live, archived or in the trash)', async () => {

@@ -67,6 +67,8 @@ export function parseDeployFiles(files: unknown, maxEntries: number): Map<string
   const registry = createPathRegistry(DEPLOY_WORDING);
   const out = new Map<string, string>();
   for (const [raw, digest] of entries) {
+    // An archive says "folder" with a trailing slash; a file of a manifest cannot be one.
+    if (raw.endsWith('/')) throw new ValidationError(`file ${shown(raw)} ends with a slash: files lists files, not folders`);
     const path = registry.addFile(raw);
     if (!isDigest(digest)) throw new ValidationError(`file ${shown(raw)}: the digest must be 64 lowercase hex characters (its SHA-256)`);
     out.set(path, digest as string);

@@ -137,6 +137,8 @@ export function deploySuite(name: string, open: () => Promise<DeployFixture>): v
         [{ 'index.html': good, 'a\\b.css': good }, /"a\\\\b\.css".*backslash/],
         [{ 'index.html': good, 'nul\u0000.css': good }, /"nul\\u0000\.css".*NUL/],
         [{ 'index.html': good, 'C:/x.css': good }, /"C:\/x\.css"/],
+        [{ 'index.html': good, 'css/': good }, /"css\/".*slash/],
+        [{ 'index.html': good, './': good }, /"\.\/"/],
         [{ 'index.html': good, 'a.css': good, './a.css': good }, /"a\.css" twice/],
         [{ 'index.html': good, a: good, 'a/b.css': good }, /"a\/b\.css".*"a"/],
         [{ 'index.html': good, 'x.css': good.toUpperCase() }, /"x\.css".*64 lowercase hex/],

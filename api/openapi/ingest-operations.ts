@@ -102,7 +102,7 @@ export const deploys: Operation[] = [
       'more than SITES_MAX_EXTRACT_ENTRIES paths → 413. The deploy can be used by the key that created it or an admin key, for one hour.',
     body: jsonBody(DeployRequest, 'the publish meta and the files by digest (may be sent with Content-Encoding: gzip)'),
     ok: { status: 201, reply: json(DeployCreated, 'the deploy and what to upload') },
-    errors: [400, 401, 403, 413, 415],
+    errors: [400, 401, 403, 413, 415, 507],
   },
   {
     id: 'ingestUploadDeployFile',

@@ -1,4 +1,5 @@
 import { collectExpiredDeploys } from '../app/jobs/gc.ts';
+import { startLeaderJob } from './leader-job.ts';
 import type { Service } from './service.ts';
 
 /**
@@ -7,21 +8,8 @@ import type { Service } from './service.ts';
  * leader only, like the quarantine job, often enough for a short SITES_DEPLOY_TTL.
  */
 export function startDeployExpiryJob(service: Service, everyMs = Math.min(60_000, Math.max(500, service.config.deployTtlMs / 4))): () => void {
-  let busy = false;
-  const tick = async () => {
-    if (busy || !service.projector.isLeader) return;
-    busy = true;
-    try {
-      const { deploys, deleted } = await collectExpiredDeploys(service.deps);
-      if (deploys > 0) service.log.info('ended expired deploys', { deploys, deleted });
-    } catch (err) {
-      service.log.error('deploy expiry job failed', { error: String(err) });
-    } finally {
-      busy = false;
-    }
-  };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  void tick();
-  return () => clearInterval(timer);
+  return startLeaderJob(service, 'deploy expiry job', everyMs, async () => {
+    const { deploys, deleted } = await collectExpiredDeploys(service.deps);
+    if (deploys > 0) service.log.info('ended expired deploys', { deploys, deleted });
+  });
 }

@@ -1,4 +1,5 @@
 import { expireUnusedClients } from '../app/jobs/expire-unused-clients.ts';
+import { startLeaderJob } from './leader-job.ts';
 import type { Service } from './service.ts';
 
 /**
@@ -8,21 +9,8 @@ import type { Service } from './service.ts';
  * this job is what frees its read-model document.
  */
 export function startOAuthClientExpiryJob(service: Service, everyMs = 5 * 60_000): () => void {
-  let busy = false;
-  const tick = async () => {
-    if (busy || !service.projector.isLeader) return;
-    busy = true;
-    try {
-      const expired = await expireUnusedClients(service.deps, service.deps.now());
-      if (expired.length > 0) service.log.info('expired unused OAuth client registrations', { count: expired.length });
-    } catch (err) {
-      service.log.error('OAuth client expiry job failed', { error: String(err) });
-    } finally {
-      busy = false;
-    }
-  };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  void tick();
-  return () => clearInterval(timer);
+  return startLeaderJob(service, 'OAuth client expiry job', everyMs, async () => {
+    const expired = await expireUnusedClients(service.deps, service.deps.now());
+    if (expired.length > 0) service.log.info('expired unused OAuth client registrations', { count: expired.length });
+  });
 }

@@ -30,6 +30,7 @@ import { UsageRecorder } from './usage-recorder.ts';
 import { youngGarbageHint } from './gc-hint.ts';
 import { createLogger, type Logger } from './log.ts';
 import { clientRoute } from './client-bundle.ts';
+import { startLeaderJob } from './leader-job.ts';
 import { portalMiddleware } from './portal.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
@@ -214,21 +215,8 @@ export async function startHttp(service: Service): Promise<Server> {
 
 /** Purges quarantined sites past the TTL, as the system actor; runs on the projector leader only. */
 export function startQuarantineJob(service: Service, everyMs = 60_000): () => void {
-  let busy = false;
-  const tick = async () => {
-    if (busy || !service.projector.isLeader) return;
-    busy = true;
-    try {
-      const purged = await purgeExpired(service.deps, service.config.deletedSiteTtlMs);
-      for (const path of purged) service.log.info('purged expired site', { site: path });
-    } catch (err) {
-      service.log.error('quarantine job failed', { error: String(err) });
-    } finally {
-      busy = false;
-    }
-  };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  void tick();
-  return () => clearInterval(timer);
+  return startLeaderJob(service, 'quarantine job', everyMs, async () => {
+    const purged = await purgeExpired(service.deps, service.config.deletedSiteTtlMs);
+    for (const path of purged) service.log.info('purged expired site', { site: path });
+  });
 }

@@ -1,19 +1,5 @@
-/**
- * Sizes and counts in the CLI's output. Sizes are decimal and labelled as such
- * (1 KB = 1,000 bytes): the project's one convention, the same rule as the portal's
- * portal/src/format.ts, so the CLI and the portal say the same number for the same file.
- */
-export function formatBytes(n: number): string {
-  if (n < 1000) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1000;
-  let i = 0;
-  while (v >= 999.5 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}
+/** Sizes and counts in the CLI's output: decimal sizes (1 KB = 1,000 bytes) from the one implementation the client and the portal use too. */
+export { formatBytes } from '../../client/format.ts';
 
 /**
  * `1 file`, `2 files`, `1200 files`. Unlike the portal's, no thousands separator: scripts

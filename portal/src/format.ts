@@ -1,21 +1,14 @@
 /** Formatting for sizes, dates and grants shown in the portal. */
 import type { Grant } from './types.ts';
 
+import { formatBytes as decimalBytes } from '../../client/format.ts';
+
 /**
  * Sizes in decimal units, labelled as such (1 KB = 1,000 bytes), the project's one
- * convention: the CLI, the portal and the logs all say the same number for the same file.
+ * convention: the same function as the CLI's, so both say the same number for the same file.
  */
 export function formatBytes(n: number | undefined): string {
-  if (n === undefined) return '';
-  if (n < 1000) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1000;
-  let i = 0;
-  while (v >= 999.5 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+  return n === undefined ? '' : decimalBytes(n);
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');

@@ -192,10 +192,15 @@ export async function startHttp(service: Service): Promise<Server> {
     if (target.kind === 'site') {
       serveSite(siteDeps, target.address, req, res).catch((err) => {
         service.log.error('serving failed', { error: String(err) });
-        if (!res.headersSent) {
+        try {
+          if (res.headersSent) throw err;
+          // Headers a failed answer had set could make the 500 fail the same way: start clean.
+          for (const name of res.getHeaderNames()) res.removeHeader(name);
           res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
           res.end('internal error\n');
-        } else res.destroy();
+        } catch {
+          res.destroy();
+        }
       });
       return;
     }

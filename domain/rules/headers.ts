@@ -13,10 +13,13 @@ export const MAX_HEADER_BLOCKS = 1000;
 
 /** Headers a site may not set: they describe the transfer, the cache validator or cookies, which the service owns. */
 export const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set(['content-length', 'content-encoding', 'content-range', 'transfer-encoding', 'connection', 'etag', 'set-cookie']);
+/** Headers of the connection itself, which the HTTP server manages: refused like the list above (a `Trailer` would break every answer). */
+const HOP_BY_HOP: ReadonlySet<string> = new Set(['trailer', 'te', 'upgrade', 'keep-alive', 'proxy-connection', 'host', 'date']);
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// Header values are sent as they are: no control characters (a newline would split the response).
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+// Header values are sent as they are: only what HTTP allows in a field value (Node's own rule;
+// a newline would split the response, a character past U+00FF would make every answer fail).
+const NOT_FIELD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 const fail = (line: number, message: string): never => {
   throw new ValidationError(`_headers line ${line}: ${message}`);
@@ -43,8 +46,8 @@ export function parseHeaders(text: string): HeaderBlock[] {
     const name = content.slice(0, colon).trim();
     const value = content.slice(colon + 1).trim();
     if (!TOKEN.test(name)) fail(line, `${JSON.stringify(name)} is not a header name`);
-    if (FORBIDDEN_HEADERS.has(name.toLowerCase())) fail(line, `${name} cannot be set by a site`);
-    if (CONTROL.test(value)) fail(line, `the value of ${name} has a control character`);
+    if (FORBIDDEN_HEADERS.has(name.toLowerCase()) || HOP_BY_HOP.has(name.toLowerCase())) fail(line, `${name} cannot be set by a site`);
+    if (NOT_FIELD_VALUE.test(value)) fail(line, `the value of ${name} has a character a header cannot carry (control characters, or anything past U+00FF)`);
     block!.headers.push([name, value]);
   }
   for (const b of blocks) if (b.headers.length === 0) fail(b.line, `${b.path} has no header lines below it`);

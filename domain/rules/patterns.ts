@@ -87,15 +87,7 @@ export function compilePatterns(patterns: readonly Pattern[]): PatternIndex {
   patterns.forEach((p, index) => add(root, p, index));
   // The trie records matched segments by position; each rule names them its own way.
   const names = patterns.map((p) => p.segments.flatMap((s) => (s.kind === 'param' ? [s.name] : [])));
-  const match = (path: string) => matchAll(root, path, names);
-  return {
-    match,
-    first(path) {
-      let best: [number, Captures] | undefined;
-      for (const m of match(path)) if (!best || m[0] < best[0]) best = m;
-      return best;
-    },
-  };
+  return { match: (path) => matchAll(root, path, names), first: (path) => firstMatch(root, path, names) };
 }
 
 function add(root: Node, pattern: Pattern, index: number): void {
@@ -130,20 +122,28 @@ function add(root: Node, pattern: Pattern, index: number): void {
   node.ends.push(index);
 }
 
+/** A match before its captures are built: the rule, its `:name` values, where its splat starts. */
+type Hit = { readonly index: number; readonly values: readonly string[]; readonly splatFrom?: number };
+
 function matchAll(root: Node, path: string, names: readonly (readonly string[])[]): [number, Captures][] {
   const segments = path.replace(/^\//, '').split('/');
-  const out: [number, Captures][] = [];
-  const captures = (index: number, values: readonly string[], splat?: string): Captures => {
+  const captures = (hit: Hit): Captures => {
     const named: Record<string, string> = {};
-    names[index]!.forEach((name, k) => (named[name] = values[k]!));
-    if (splat !== undefined) named.splat = splat;
+    names[hit.index]!.forEach((name, k) => (named[name] = hit.values[k]!));
+    if (hit.splatFrom !== undefined) named.splat = segments.slice(hit.splatFrom).join('/');
     return named;
   };
+  return hits(root, segments).map((hit) => [hit.index, captures(hit)]);
+}
+
+/** The rules matching the path's segments; captures are left to the caller, who may need only one. */
+function hits(root: Node, segments: readonly string[]): Hit[] {
+  const out: Hit[] = [];
   // A trie is a tree: each node is reached by one path at most, so a match visits each node once.
   const walk = (node: Node, i: number, values: readonly string[]) => {
-    for (const index of node.splats) out.push([index, captures(index, values, segments.slice(i).join('/'))]);
+    for (const index of node.splats) out.push({ index, values, splatFrom: i });
     if (i === segments.length) {
-      for (const index of node.ends) out.push([index, captures(index, values)]);
+      for (const index of node.ends) out.push({ index, values });
       return;
     }
     const seg = segments[i]!;
@@ -156,4 +156,16 @@ function matchAll(root: Node, path: string, names: readonly (readonly string[])[
   };
   walk(root, 0, []);
   return out;
+}
+
+/** The first matching rule (lowest index) with its captures, building them for that rule only. */
+function firstMatch(root: Node, path: string, names: readonly (readonly string[])[]): [number, Captures] | undefined {
+  const segments = path.replace(/^\//, '').split('/');
+  let best: Hit | undefined;
+  for (const hit of hits(root, segments)) if (!best || hit.index < best.index) best = hit;
+  if (!best) return undefined;
+  const named: Record<string, string> = {};
+  names[best.index]!.forEach((name, k) => (named[name] = best.values[k]!));
+  if (best.splatFrom !== undefined) named.splat = segments.slice(best.splatFrom).join('/');
+  return [best.index, named];
 }

@@ -46,6 +46,8 @@ export function parseRedirects(text: string): RedirectRule[] {
       if (!(REDIRECT_STATUSES as readonly number[]).includes(n)) fail(line, `status ${JSON.stringify(statusText)} is not one of ${REDIRECT_STATUSES.join(', ')}`);
       status = n as RedirectStatus;
     }
+    // TO becomes a Location header: printable ASCII only (other characters percent-encoded).
+    if (!/^[\x21-\x7e]+$/.test(to)) fail(line, `${JSON.stringify(to)} has characters a URL must percent-encode`);
     const external = /^https?:\/\//i.test(to);
     if (!external && !to.startsWith('/')) fail(line, `${JSON.stringify(to)} must be a path starting with / or an http(s) URL`);
     if (external && (status === 200 || status === 404)) fail(line, `proxying to another site (${status} to a URL) is not supported`);
@@ -64,7 +66,12 @@ export function parseRedirects(text: string): RedirectRule[] {
 
 /** Replaces `:name` and `:splat` in TO by what the request matched (unknown names stay as written). */
 function substitute(to: string, captures: Captures): string {
-  return to.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (whole, name: string) => captures[name] ?? whole);
+  // Captured text comes from the request: encoded again, segment by segment, so it can add
+  // path segments but never a scheme, a host (`//evil.example`), a query or a header break.
+  const encode = (value: string) => value.split('/').map(encodeURIComponent).join('/');
+  const target = to.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (whole, name: string) => (captures[name] === undefined ? whole : encode(captures[name])));
+  // A path target stays on this site: `//host` or `/\host` would be read as another host.
+  return to.startsWith('/') ? target.replace(/^[/\\]+/, '/') : target;
 }
 
 /** Adds the request's query string to a redirect target, after any query the target has. */

@@ -106,6 +106,27 @@ describe('publish-time errors', () => {
     expect(await (await get('/')).text()).toBe('<p>app shell</p>');
   });
 
+  it('refuses a Trailer header at publish: it would have made every answer of the site fail', async () => {
+    const res = await publish(svc.url, admin, { group: '', slug: 'trailer', title: 'T' }, { files: { 'index.html': 'x', _headers: '/*\n  Trailer: X-A' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^_headers line 2: Trailer cannot be set/);
+    expect((await fetch(svc.url + '/healthz')).status).toBe(200);
+  });
+
+  it('keeps a splat redirect on the site and answers odd request paths without a 500', async () => {
+    expect((await publish(svc.url, admin, { group: '', slug: 'blog', title: 'B' }, { files: { 'index.html': 'x', _redirects: '/blog/* /:splat 301' } })).status).toBe(200);
+    for (const [path, location] of [
+      ['/blog//evil.example', '/evil.example'],
+      ['/blog/%5Cevil.example', '/%5Cevil.example'],
+      ['/blog/%0d%0ax', '/%0D%0Ax'],
+      ['/blog/%E2%82%AC', '/%E2%82%AC'],
+    ]) {
+      const res = await fetch(new URL(path, svc.siteUrl('blog')), { redirect: 'manual' });
+      expect(res.status, path).toBe(301);
+      expect(res.headers.get('location'), path).toBe(location);
+    }
+  });
+
   it('serves through 1,000 rules', async () => {
     const many = Array.from({ length: 999 }, (_, i) => `/r${i}/:page /t${i}/:page 302`).concat('/* /index.html 200').join('\n');
     expect((await publish(svc.url, admin, { group: '', slug: 'many', title: 'Many' }, { files: { 'index.html': 'home', _redirects: many } })).status).toBe(200);

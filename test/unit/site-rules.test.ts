@@ -40,6 +40,18 @@ describe('_redirects: what a rule does', () => {
   });
 });
 
+describe('_redirects: request text cannot leave the site or break the answer', () => {
+  it.each([
+    ['/blog/* /:splat 301', '/blog//evil.example', '/evil.example'],
+    ['/blog/* /:splat 301', '/blog/\\evil.example', '/%5Cevil.example'],
+    ['/u/:n /:n 301', '/u/\\evil.example', '/%5Cevil.example'],
+    ['/blog/* /new/:splat 301', '/blog/\r\nSet-Cookie: x=1', '/new/%0D%0ASet-Cookie%3A%20x%3D1'],
+    ['/blog/* /new/:splat 301', '/blog/€', '/new/%E2%82%AC'],
+  ])('%j on %j redirects to %j', (file, path, location) => {
+    expect(resolve(file, path)).toEqual({ kind: 'redirect', status: 301, location });
+  });
+});
+
 describe('_redirects: what is refused at publish, naming the line', () => {
   const refused: [string, RegExp][] = [
     ['/a', /line 1: expected FROM TO/],
@@ -55,6 +67,7 @@ describe('_redirects: what is refused at publish, naming the line', () => {
     ['/a//b /c', /empty segment/],
     ['/a b', /must be a path starting with \/ or an http\(s\) URL/],
     ['/a /b?x 302 extra', /conditions/],
+    ['/a /ünï', /characters a URL must percent-encode/],
   ];
   it.each(refused)('%j', (file, message) => {
     expect(() => parseRedirects(file)).toThrow(ValidationError);
@@ -113,7 +126,7 @@ describe('_headers', () => {
   });
 
   it('refuses headers the service owns, naming the file and line', () => {
-    for (const name of ['Content-Length', 'Content-Encoding', 'Content-Range', 'Transfer-Encoding', 'Connection', 'ETag', 'Set-Cookie']) {
+    for (const name of ['Content-Length', 'Content-Encoding', 'Content-Range', 'Transfer-Encoding', 'Connection', 'ETag', 'Set-Cookie', 'Trailer', 'Upgrade', 'Keep-Alive']) {
       expect(() => parseHeaders(`/*\n  ${name}: x`)).toThrow(new RegExp(`^_headers line 2: ${name} cannot be set`));
     }
   });
@@ -122,6 +135,7 @@ describe('_headers', () => {
     ['  X-A: b', /line 1: a header line must follow a path line/],
     ['/*\n  no colon', /line 2: expected Name: value/],
     ['/*\n  Bad Name: x', /line 2: "Bad Name" is not a header name/],
+    ['/*\n  X-Note: ✓', /line 2: the value of X-Note has a character a header cannot carry/],
     ['/*', /line 1: \/\* has no header lines/],
     ['relative\n  X-A: b', /line 1: "relative" must be an absolute path/],
   ])('refuses %j', (text, message) => {

@@ -1,5 +1,6 @@
 import type { ConnectionEvent, KeyEvent, OAuthClientEvent, Recorded, SiteEvent } from '../domain/events.ts';
 import { fullPath } from '../domain/paths.ts';
+import { applyConnectionEvent } from '../domain/connection/state.ts';
 import type { ConnectionDoc, DocKind, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from './documents.ts';
 
 /** Which document family a stream feeds, from its name (see domain/streams.ts). */
@@ -137,55 +138,25 @@ export function projectKey(doc: KeyDoc | null, event: Recorded<KeyEvent>): KeyDo
 }
 
 export function projectConnection(doc: ConnectionDoc | null, event: Recorded<ConnectionEvent>): ConnectionDoc | null {
+  // The token rules are the write side's own (domain/connection/state.ts); the document adds who, when and why.
+  const next = applyConnectionEvent(doc, event);
+  if (!next) return null;
   switch (event.type) {
     case 'ConnectionGranted': {
       const d = event.data;
-      return {
-        id: d.id,
-        clientId: d.clientId,
-        clientName: d.clientName,
-        user: d.user,
-        grants: d.grants,
-        refreshTokenHash: d.refreshTokenHash,
-        previousRefreshHashes: [],
-        createdAt: event.meta.at,
-        revoked: false,
-        ...(d.resource !== undefined ? { resource: d.resource } : {}),
-        ...(d.code ? { code: { ...d.code, redeemed: false } } : {}),
-      };
+      return { ...next, clientName: d.clientName, user: d.user, grants: d.grants, createdAt: event.meta.at };
     }
-    case 'ConnectionCodeRedeemed': {
-      const d = event.data;
-      return (
-        doc && {
-          ...doc,
-          refreshTokenHash: d.refreshTokenHash,
-          accessTokenHash: d.accessTokenHash,
-          accessExpiresAt: d.accessExpiresAt,
-          refreshExpiresAt: d.refreshExpiresAt,
-          ...(doc.code ? { code: { ...doc.code, redeemed: true } } : {}),
-        }
-      );
-    }
-    case 'ConnectionRefreshed': {
-      const d = event.data;
-      return (
-        doc && {
-          ...doc,
-          refreshTokenHash: d.refreshTokenHash,
-          previousRefreshHashes: [...doc.previousRefreshHashes, d.previousHash],
-          lastRefreshedAt: event.meta.at,
-          ...(d.accessTokenHash !== undefined ? { accessTokenHash: d.accessTokenHash } : {}),
-          ...(d.accessExpiresAt !== undefined ? { accessExpiresAt: d.accessExpiresAt } : {}),
-          ...(d.refreshExpiresAt !== undefined ? { refreshExpiresAt: d.refreshExpiresAt } : {}),
-        }
-      );
-    }
+    case 'ConnectionRefreshed':
+      return { ...(next as ConnectionDoc), lastRefreshedAt: event.meta.at };
     case 'ConnectionRevoked':
-      return doc && { ...doc, revoked: true, revokedAt: event.meta.at, revokedReason: event.data.reason };
-    case 'ConnectionUsed':
+      return { ...(next as ConnectionDoc), revokedAt: event.meta.at, revokedReason: event.data.reason };
+    case 'ConnectionUsed': {
       // Never backwards: uses recorded by several instances may arrive out of order.
-      return doc && (doc.lastUsedAt && doc.lastUsedAt >= event.data.at ? doc : { ...doc, lastUsedAt: event.data.at });
+      const d = next as ConnectionDoc;
+      return d.lastUsedAt && d.lastUsedAt >= event.data.at ? d : { ...d, lastUsedAt: event.data.at };
+    }
+    case 'ConnectionCodeRedeemed':
+      return next as ConnectionDoc;
     default: {
       const never: never = event;
       return never;

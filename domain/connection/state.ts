@@ -30,7 +30,11 @@ export type ConnectionState = {
   readonly accessExpiresAt?: string;
 };
 
-function evolve(state: ConnectionState | null, event: ConnectionEvent): ConnectionState | null {
+/**
+ * One event onto a connection. Generic so the read model's richer document (the same fields
+ * and more) goes through the same token rules: fields this does not know are carried along.
+ */
+export function applyConnectionEvent<S extends ConnectionState>(state: S | null, event: ConnectionEvent): S | ConnectionState | null {
   switch (event.type) {
     case 'ConnectionGranted': {
       const d = event.data;
@@ -83,6 +87,6 @@ function evolve(state: ConnectionState | null, event: ConnectionEvent): Connecti
 
 /** Folds events of a connection stream, in order, onto `state`. */
 export const evolveConnection = (state: ConnectionState | null, events: readonly Recorded[]): ConnectionState | null =>
-  events.reduce<ConnectionState | null>((s, e) => evolve(s, e as Recorded<ConnectionEvent>), state);
+  events.reduce<ConnectionState | null>((s, e) => applyConnectionEvent(s, e as Recorded<ConnectionEvent>), state);
 
 export const foldConnection = (events: readonly Recorded[]): ConnectionState | null => evolveConnection(null, events);

@@ -71,7 +71,9 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
 
   const launch = async () => {
     stderr = '';
-    child = spawn(process.execPath, [...SERVE_NODE_FLAGS, BIN, 'serve'], { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    // SITES_TEST_NODE_FLAGS: extra flags for the service process, e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile a benchmark.
+    const extra = process.env.SITES_TEST_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+    child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...extra, BIN, 'serve'], { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString();
       if (process.env.SITES_TEST_VERBOSE) process.stderr.write(c);

@@ -1,8 +1,21 @@
 import type { EventStore } from '../domain/ports.ts';
 import type { ReadModel } from '../projections/read-model.ts';
 
-const BATCH = 500;
 const LEASE = 'projector';
+/** Events per read of the log. */
+const PAGE = 1_000;
+
+/**
+ * When a batch is committed. A batch holds one record per stream it touched (not the
+ * events), and commits once it holds `streams` of them, has folded `events` events, has
+ * run `ms` milliseconds, or has read everything there is. Larger batches write a stream
+ * touched by many events once; smaller ones keep the checkpoint moving.
+ */
+type Window = { readonly streams: number; readonly events: number; readonly ms: number };
+/** `catchUp` (CLI commands, `sites replay`): large transactions, no one waiting on each. */
+const CATCH_UP: Window = { streams: 20_000, events: 1_000_000, ms: 10_000 };
+/** The live loop: at most a few hundred milliseconds per transaction, as its checkpoint is what read-your-writes waits on. */
+const LIVE: Window = { streams: 5_000, events: 100_000, ms: 250 };
 
 export type ProjectorOptions = {
   /** Identifies this process in the lease (several instances may share one read model). */
@@ -54,13 +67,36 @@ export class Projector {
   async catchUp(): Promise<number> {
     let applied = 0;
     for (;;) {
-      const after = await this.readModel.checkpoint();
-      const batch = await this.events.readAll(after, BATCH);
-      if (batch.length === 0) return applied;
-      await this.readModel.apply(batch, batch[batch.length - 1]!.position);
-      applied += batch.length;
-      this.notify();
+      const { applied: n } = await this.project(CATCH_UP, false);
+      if (n === 0) return applied;
+      applied += n;
     }
+  }
+
+  /**
+   * One batch: reads pages of the log after the checkpoint, folds them in, and commits
+   * them with the position of the last event read. Returns how many events it applied and
+   * the checkpoint it leaves. An empty read (the log drained) commits at once, so a
+   * waiting reader is not kept waiting; `yieldBetween` lets requests run between full pages.
+   */
+  private async project(window: Window, yieldBetween: boolean): Promise<{ applied: number; at: string | undefined }> {
+    const batch = await this.readModel.beginBatch();
+    const started = performance.now();
+    let after = batch.from;
+    let applied = 0;
+    for (;;) {
+      const page = await this.events.readAll(after, PAGE);
+      if (page.length === 0) break;
+      await batch.add(page);
+      applied += page.length;
+      after = page[page.length - 1]!.position;
+      if (batch.streams >= window.streams || applied >= window.events || performance.now() - started >= window.ms) break;
+      if (yieldBetween && page.length === PAGE) await new Promise((r) => setImmediate(r));
+    }
+    if (applied === 0 || after === undefined) return { applied: 0, at: batch.from };
+    await batch.commit(after);
+    this.notify();
+    return { applied, at: after };
   }
 
   /** Resolves once the read model has applied `stream` up to `revision` (read-your-writes). */
@@ -98,14 +134,9 @@ export class Projector {
           await sleep(Math.min(1000, this.ttl / 3));
           continue;
         }
-        const after = await this.readModel.checkpoint();
-        const batch = await this.events.readAll(after, BATCH);
-        if (batch.length > 0) {
-          await this.readModel.apply(batch, batch[batch.length - 1]!.position);
-          this.notify();
-          continue;
-        }
-        await this.events.waitForEvents(after, Math.min(1000, this.ttl / 3));
+        const { applied, at } = await this.project(LIVE, true);
+        if (applied > 0) continue;
+        await this.events.waitForEvents(at, Math.min(1000, this.ttl / 3));
       } catch (err) {
         this.options.onError?.(err);
         await sleep(200);

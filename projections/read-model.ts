@@ -26,6 +26,28 @@ export type SiteListResult = {
 };
 
 /**
+ * A projection batch that spans several reads of the log (catch-up and replay): events
+ * are folded into the documents they touch in memory, and `commit` stores each touched
+ * document once, with the checkpoint. Memory grows with the streams touched, not the
+ * events (the caller bounds it with `streams`); nothing is stored before `commit`.
+ */
+export type ProjectionBatch = {
+  /** The checkpoint when the batch began: its first event must follow it. */
+  readonly from: string | undefined;
+  /** Number of streams the batch holds in memory. */
+  readonly streams: number;
+  /** Folds the next events of the log into the batch (loading the records it lacks). Skips events already applied. */
+  add(events: readonly Recorded[]): Promise<void>;
+  /**
+   * Stores every document the batch changed and `checkpoint` (the position of the last
+   * event added), with the same guarantees as `apply`. Refused, storing nothing, when
+   * another projector moved the checkpoint since the batch began: its events are then
+   * read again from the new checkpoint.
+   */
+  commit(checkpoint: string): Promise<void>;
+};
+
+/**
  * The read model: documents built by the projections of projections/project.ts, the
  * queries the API makes, and the small pieces of coordination state that must be shared
  * by every service instance (projection checkpoint, projector lease, manifest index).
@@ -39,6 +61,8 @@ export interface ReadModel {
    * either both are stored or neither. Events already applied (per-stream revision) are skipped.
    */
   apply(events: readonly Recorded[], checkpoint: string): Promise<void>;
+  /** Starts a batch at the current checkpoint (see ProjectionBatch): what catch-up and replay use. */
+  beginBatch(): Promise<ProjectionBatch>;
   /** Last revision of `stream` applied to the read model, -1 when none: read-your-writes waits on it. */
   streamRevision(stream: string): Promise<number>;
 

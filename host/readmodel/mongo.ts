@@ -1,8 +1,8 @@
 import { MongoBulkWriteError, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import type { Recorded } from '../../domain/events.ts';
+import { batchFold, type StreamChange } from '../../projections/batch.ts';
 import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
-import { projectBatch } from '../../projections/project.ts';
-import type { ReadModel } from '../../projections/read-model.ts';
+import type { ProjectionBatch, ReadModel } from '../../projections/read-model.ts';
 import {
   STREAM_INDEXES,
   siteListQuery,
@@ -19,6 +19,8 @@ const CHECKPOINT_ID = 'projection';
 /** Candidates per `$in` query: keeps each command far below MongoDB's 16 MB limit. */
 const CHUNK = 5_000;
 const DUPLICATE_KEY = 11000;
+/** Upserts per bulk write: one round trip each, far below the 48 MB message and 100,000 operation limits. */
+const WRITE_CHUNK = 2_000;
 
 /**
  * The MongoDB read model. Every projection write is a revision-guarded replacement of one
@@ -62,29 +64,38 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
   const docsOf = async <T>(cursor: ReturnType<typeof streams.find>): Promise<T[]> =>
     (await cursor.project<{ doc: T }>({ _id: 0, doc: 1 }).toArray()).map((d) => d.doc);
 
+  const beginBatch = async (): Promise<ProjectionBatch> => {
+    const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
+    const fold = batchFold();
+    return {
+      from: before?.position,
+      get streams() {
+        return fold.streams;
+      },
+      async add(events) {
+        fold.add(events, await loadStreams(streams, fold.missing(events)));
+      },
+      async commit(checkpoint) {
+        // Documents first, then the checkpoint: a crash in between leaves documents ahead
+        // of the checkpoint, which the revision guards make harmless when the events come again.
+        await writeChanges(streams, fold.changes());
+        await compareAndSetCheckpoint(checkpoints, before, checkpoint);
+      },
+    };
+  };
+
   return {
     async checkpoint() {
       return (await checkpoints.findOne({ _id: CHECKPOINT_ID }))?.position;
     },
 
     async apply(events: readonly Recorded[], checkpoint: string) {
-      const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
-      const ids = [...new Set(events.map((e) => e.stream))];
-      const loaded = new Map<string, StreamRecord>();
-      for (const d of await streams.find({ _id: { $in: ids } }, { projection: { kind: 1, revision: 1, doc: 1 } }).toArray()) {
-        loaded.set(d._id, { stream: d._id, kind: d.kind, revision: d.revision, doc: d.doc });
-      }
-      const writes: AnyBulkWriteOperation<StreamDocument>[] = [...projectBatch(events, loaded).values()].map((record) => ({
-        replaceOne: {
-          // Only a document at an older revision is replaced; a missing one is inserted.
-          filter: { _id: record.stream, revision: { $lt: record.revision } },
-          replacement: toStreamDocument(record),
-          upsert: true,
-        },
-      }));
-      if (writes.length > 0) await guardedBulkWrite(streams, writes);
-      await compareAndSetCheckpoint(checkpoints, before, checkpoint);
+      const batch = await beginBatch();
+      await batch.add(events);
+      await batch.commit(checkpoint);
     },
+
+    beginBatch,
 
     async streamRevision(stream) {
       return (await streams.findOne({ _id: stream }, { projection: { revision: 1 } }))?.revision ?? -1;
@@ -183,6 +194,38 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
       await client.close();
     },
   };
+}
+
+/** The stored records of `ids`, a few thousand per query. */
+async function loadStreams(streams: Collection<StreamDocument>, ids: readonly string[]): Promise<Map<string, StreamRecord>> {
+  const loaded = new Map<string, StreamRecord>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    for (const d of await streams.find({ _id: { $in: chunk } }, { projection: { kind: 1, revision: 1, doc: 1 } }).toArray()) {
+      loaded.set(d._id, { stream: d._id, kind: d.kind, revision: d.revision, doc: d.doc });
+    }
+  }
+  return loaded;
+}
+
+/**
+ * Stores a batch's changes as unordered bulk writes of guarded upserts, one per changed
+ * stream: MongoDB's counterpart of the SQLite transaction. A replacement applies only over
+ * an older revision (or inserts a missing document), so a write repeated after a crash, or
+ * raced by another projector, never moves a document backwards; unordered, the server
+ * applies the writes of one command in any order and in parallel.
+ */
+async function writeChanges(streams: Collection<StreamDocument>, changes: readonly StreamChange[]): Promise<void> {
+  for (let i = 0; i < changes.length; i += WRITE_CHUNK) {
+    const writes: AnyBulkWriteOperation<StreamDocument>[] = changes.slice(i, i + WRITE_CHUNK).map(({ after }) => ({
+      replaceOne: {
+        filter: { _id: after.stream, revision: { $lt: after.revision } },
+        replacement: toStreamDocument(after),
+        upsert: true,
+      },
+    }));
+    await guardedBulkWrite(streams, writes);
+  }
 }
 
 /** Runs guarded upserts; a duplicate `_id` means the stored document is already newer, which is success. */

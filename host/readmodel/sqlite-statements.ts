@@ -21,10 +21,12 @@ export function prepareStatements(db: Database.Database) {
     delRevisions: db.prepare(`DELETE FROM revisions WHERE stream = ?`),
     putSite: db.prepare(
       `INSERT INTO sites (stream, revision, path, grp, slug, title_lc, desc_lc, date, undated, hidden, status, updated_at, deleted_at, doc)
-       VALUES (@stream, @revision, @path, @grp, @slug, @titleLc, @descLc, @date, @undated, @hidden, @status, @updatedAt, @deletedAt, @doc)`,
+       VALUES (@stream, @revision, @path, @grp, @slug, @title_lc, @desc_lc, @date, @undated, @hidden, @status, @updated_at, @deleted_at, @doc)`,
     ),
     putTag: db.prepare(`INSERT INTO site_tags (stream, tag, tag_lc) VALUES (?, ?, ?)`),
+    delTag: db.prepare(`DELETE FROM site_tags WHERE stream = ? AND tag = ?`),
     putRevision: db.prepare(`INSERT INTO revisions (stream, revision_id, manifest, favicon) VALUES (?, ?, ?, ?)`),
+    delRevision: db.prepare(`DELETE FROM revisions WHERE stream = ? AND revision_id = ?`),
     siteDocs: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE stream IN (SELECT value FROM json_each(?))`),
     getSite: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE path = ?`),
     quarantined: db.prepare<[], DocRow>(`SELECT stream, revision, doc FROM sites WHERE status = 'quarantined' ORDER BY deleted_at DESC, path ASC`),
@@ -66,3 +68,5 @@ export function prepareStatements(db: Database.Database) {
     releaseLease: db.prepare(`DELETE FROM leases WHERE name = ? AND holder = ?`),
   };
 }
+
+export type Statements = ReturnType<typeof prepareStatements>;

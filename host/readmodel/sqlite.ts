@@ -1,13 +1,13 @@
 import Database from 'better-sqlite3';
 import type { Recorded } from '../../domain/events.ts';
+import { batchFold, type StreamChange } from '../../projections/batch.ts';
 import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
-import { projectBatch } from '../../projections/project.ts';
 import type { ReadModel, SiteListResult, SiteQuery } from '../../projections/read-model.ts';
-import { retainedRevisions, siteIndexFields } from './derive.ts';
 import { sqliteDeploys } from './sqlite-deploys.ts';
 import { PROJECTED_TABLES, SCHEMA, SCHEMA_VERSION } from './sqlite-schema.ts';
 import { siteListSql } from './sqlite-queries.ts';
 import { prepareStatements, type DocRow } from './sqlite-statements.ts';
+import { sqliteWriter } from './sqlite-write.ts';
 
 /**
  * The embedded read model: one SQLite file (WAL) that several processes may share.
@@ -43,72 +43,38 @@ export function openSqliteReadModel(file: string): ReadModel {
     return refs.map((r) => parsed.get(r.stream)!.doc);
   };
 
-  const persist = (record: StreamRecord): void => {
-    const json = record.doc === null ? null : JSON.stringify(record.doc);
-    s.putStream.run({ stream: record.stream, kind: record.kind, revision: record.revision, doc: json });
-    switch (record.kind) {
-      case 'site': {
-        s.delSite.run(record.stream);
-        s.delTags.run(record.stream);
-        s.delRevisions.run(record.stream);
-        const doc = record.doc as SiteDoc | null;
-        if (!doc || json === null) return;
-        const f = siteIndexFields(doc);
-        s.putSite.run({
-          stream: record.stream,
-          revision: record.revision,
-          path: doc.path,
-          grp: doc.group,
-          slug: doc.slug,
-          titleLc: f.titleLc,
-          descLc: f.descriptionLc,
-          date: f.date,
-          undated: f.date === '' ? 1 : 0,
-          hidden: f.hidden ? 1 : 0,
-          status: doc.status,
-          updatedAt: doc.updatedAt,
-          deletedAt: doc.deletedAt ?? null,
-          doc: json,
-        });
-        f.tags.forEach((tag, i) => s.putTag.run(record.stream, tag, f.tagsLc[i]));
-        for (const r of retainedRevisions(doc)) s.putRevision.run(record.stream, r.id, r.manifest, r.favicon);
-        return;
-      }
-      case 'key': {
-        s.delKey.run(record.stream);
-        const doc = record.doc as KeyDoc | null;
-        if (doc) s.putKey.run(record.stream, doc.id, doc.tokenHash, json);
-        return;
-      }
-      case 'connection': {
-        s.delConnection.run(record.stream);
-        const doc = record.doc as ConnectionDoc | null;
-        if (doc) s.putConnection.run(record.stream, doc.id, doc.createdAt, json);
-        return;
-      }
-      case 'oauthclient': {
-        s.delClient.run(record.stream);
-        const doc = record.doc as OAuthClientDoc | null;
-        if (doc) s.putClient.run(record.stream, doc.clientId, doc.unusedExpiresAt ?? null, json);
-        return;
-      }
-      case 'sequence':
-        return;
-      default: {
-        const never: never = record.kind;
-        throw new Error(`unknown document kind ${String(never)}`);
-      }
+  const writer = sqliteWriter(db, s);
+  const load = (streams: readonly string[]): Map<string, StreamRecord> => {
+    const loaded = new Map<string, StreamRecord>();
+    if (streams.length === 0) return loaded;
+    for (const row of s.load.all(JSON.stringify(streams))) {
+      loaded.set(row.stream, { stream: row.stream, kind: row.kind, revision: row.revision, doc: row.doc === null ? null : (JSON.parse(row.doc) as StreamRecord['doc']) });
     }
+    return loaded;
+  };
+  /** Writes the changes; returns the site documents written, for the parse cache once committed. */
+  const store = (changes: readonly StreamChange[]): StreamRecord[] => {
+    const sites: StreamRecord[] = [];
+    for (const change of changes) if (writer.write(change) && change.after.kind === 'site' && change.after.doc) sites.push(change.after);
+    return sites;
+  };
+  const remember = (sites: readonly StreamRecord[]): void => {
+    for (const r of sites) parsed.set(r.stream, { revision: r.revision, doc: r.doc as SiteDoc });
   };
 
   const applyTx = db.transaction((events: readonly Recorded[], checkpoint: string) => {
-    const streams = [...new Set(events.map((e) => e.stream))];
-    const loaded = new Map<string, StreamRecord>();
-    for (const row of s.load.all(JSON.stringify(streams))) {
-      loaded.set(row.stream, { stream: row.stream, kind: row.kind, revision: row.revision, doc: row.doc === null ? null : JSON.parse(row.doc) });
-    }
-    for (const record of projectBatch(events, loaded).values()) persist(record);
+    const fold = batchFold();
+    fold.add(events, load(fold.missing(events)));
+    const sites = store(fold.changes());
     s.putCheckpoint.run(checkpoint);
+    return sites;
+  });
+  const commitTx = db.transaction((changes: readonly StreamChange[], from: string | undefined, checkpoint: string) => {
+    // Loads ran outside this transaction; an unmoved checkpoint says no other projector wrote since.
+    if (s.checkpoint.get()?.position !== from) throw new Error('projection checkpoint moved by another projector while this batch was built; the batch was not committed');
+    const sites = store(changes);
+    s.putCheckpoint.run(checkpoint);
+    return sites;
   });
 
   const readTx = <T>(fn: () => T): T => db.transaction(fn).deferred();
@@ -124,7 +90,23 @@ export function openSqliteReadModel(file: string): ReadModel {
       return s.checkpoint.get()?.position;
     },
     async apply(events, checkpoint) {
-      applyTx.immediate(events, checkpoint);
+      remember(applyTx.immediate(events, checkpoint));
+    },
+    async beginBatch() {
+      const from = s.checkpoint.get()?.position;
+      const fold = batchFold();
+      return {
+        from,
+        get streams() {
+          return fold.streams;
+        },
+        async add(events) {
+          fold.add(events, load(fold.missing(events)));
+        },
+        async commit(checkpoint) {
+          remember(commitTx.immediate(fold.changes(), from, checkpoint));
+        },
+      };
     },
     async streamRevision(stream) {
       return s.streamRevision.get(stream)?.revision ?? -1;

@@ -1,15 +1,14 @@
 /**
- * Tables of the embedded read model. `streams` is the source for projections (each
- * stream's last applied revision and document); the other tables are query shapes
- * derived from it in the same transaction. `manifest_blobs`, `leases`, `deploys` and
+ * Tables of the embedded read model. `streams` holds each stream's last applied revision;
+ * its document is stored once, in the table of its kind (`sites`, `keys`, …), next to the
+ * query columns derived from it in the same transaction (no row there: no document). `manifest_blobs`, `leases`, `deploys` and
  * `deploy_blobs` are not projected: `reset()` keeps them.
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS streams (
   stream   TEXT PRIMARY KEY,
   kind     TEXT NOT NULL,
-  revision INTEGER NOT NULL,
-  doc      TEXT
+  revision INTEGER NOT NULL
 ) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS sites (
@@ -124,8 +123,9 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  * deploy tables stay. A table that is not projected is simply added (`IF NOT EXISTS`, run
  * at every open), with no bump.
  * 2: oauth_clients.unused_expires_at (expiry of unused OAuth client registrations).
+ * 3: streams.doc dropped (each document was stored twice; the kind's table keeps it).
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Tables that `reset()` empties: everything projected, and the checkpoint. */
 export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;

@@ -7,10 +7,20 @@ export type DocRow = { stream: string; revision: number; doc: string };
 /** Every statement of the SQLite read model, prepared once per connection. */
 export function prepareStatements(db: Database.Database) {
   return {
-    load: db.prepare<[string], Row>(`SELECT stream, kind, revision, doc FROM streams WHERE stream IN (SELECT value FROM json_each(?))`),
+    // A stream's document lives in the table of its kind only.
+    load: db.prepare<[string], Row>(
+      `SELECT st.stream, st.kind, st.revision,
+              CASE st.kind
+                WHEN 'site' THEN (SELECT doc FROM sites WHERE stream = st.stream)
+                WHEN 'key' THEN (SELECT doc FROM keys WHERE stream = st.stream)
+                WHEN 'connection' THEN (SELECT doc FROM connections WHERE stream = st.stream)
+                WHEN 'oauthclient' THEN (SELECT doc FROM oauth_clients WHERE stream = st.stream)
+              END AS doc
+         FROM streams st WHERE st.stream IN (SELECT value FROM json_each(?))`,
+    ),
     putStream: db.prepare(
-      `INSERT INTO streams (stream, kind, revision, doc) VALUES (@stream, @kind, @revision, @doc)
-       ON CONFLICT (stream) DO UPDATE SET kind = excluded.kind, revision = excluded.revision, doc = excluded.doc`,
+      `INSERT INTO streams (stream, kind, revision) VALUES (@stream, @kind, @revision)
+       ON CONFLICT (stream) DO UPDATE SET kind = excluded.kind, revision = excluded.revision`,
     ),
     streamRevision: db.prepare<[string], { revision: number }>(`SELECT revision FROM streams WHERE stream = ?`),
     checkpoint: db.prepare<[], { position: string }>(`SELECT position FROM checkpoint WHERE id = 1`),

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import type { StreamChange } from '../../projections/batch.ts';
-import { retainedRevisions, siteIndexFields, type RetainedRevision } from './derive.ts';
+import { retainedRevisions, siteIndexFields, type RetainedRevision, type SiteIndexFields } from './derive.ts';
 import type { Statements } from './sqlite-statements.ts';
 
 /** The columns of a `sites` row that its indexes and filters read, by column name. */
@@ -20,8 +20,7 @@ type SiteColumns = {
 };
 const SITE_COLUMNS = ['path', 'grp', 'slug', 'title_lc', 'desc_lc', 'date', 'undated', 'hidden', 'status', 'updated_at', 'deleted_at'] as const;
 
-function siteColumns(doc: SiteDoc): SiteColumns {
-  const f = siteIndexFields(doc);
+function siteColumns(doc: SiteDoc, f: SiteIndexFields): SiteColumns {
   return {
     path: doc.path,
     grp: doc.group,
@@ -65,8 +64,8 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
     switch (record.kind) {
       case 'site': {
         const doc = record.doc as SiteDoc;
-        s.putSite.run({ ...siteColumns(doc), stream, revision: record.revision, doc: json });
         const f = siteIndexFields(doc);
+        s.putSite.run({ ...siteColumns(doc, f), stream, revision: record.revision, doc: json });
         f.tags.forEach((tag, i) => s.putTag.run(stream, tag, f.tagsLc[i]));
         for (const r of retainedRevisions(doc)) s.putRevision.run(stream, r.id, r.manifest, r.favicon);
         return;
@@ -123,19 +122,20 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
   const siteDifference = (was: SiteDoc, after: StreamRecord, json: string): void => {
     const { stream } = after;
     const doc = after.doc as SiteDoc;
-    updateSite(stream, after.revision, json, siteColumns(was), siteColumns(doc));
-    const oldTags = new Set(siteIndexFields(was).tags);
+    const old = siteIndexFields(was);
     const f = siteIndexFields(doc);
+    updateSite(stream, after.revision, json, siteColumns(was, old), siteColumns(doc, f));
+    const oldTags = new Set(old.tags);
     f.tags.forEach((tag, i) => {
       if (!oldTags.delete(tag)) s.putTag.run(stream, tag, f.tagsLc[i]);
     });
     for (const tag of oldTags) s.delTag.run(stream, tag);
     const oldRevisions = new Map(retainedRevisions(was).map((r) => [r.id, r]));
     for (const r of retainedRevisions(doc)) {
-      const old = oldRevisions.get(r.id);
+      const kept = oldRevisions.get(r.id);
       oldRevisions.delete(r.id);
-      if (old && sameRevision(old, r)) continue;
-      if (old) s.delRevision.run(stream, r.id);
+      if (kept && sameRevision(kept, r)) continue;
+      if (kept) s.delRevision.run(stream, r.id);
       s.putRevision.run(stream, r.id, r.manifest, r.favicon);
     }
     for (const id of oldRevisions.keys()) s.delRevision.run(stream, id);
@@ -151,7 +151,7 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
       const stored = s.streamRevision.get(after.stream)?.revision ?? -1;
       if (stored >= after.revision) return false;
       const json = after.doc === null ? null : JSON.stringify(after.doc);
-      s.putStream.run({ stream: after.stream, kind: after.kind, revision: after.revision, doc: json });
+      s.putStream.run({ stream: after.stream, kind: after.kind, revision: after.revision });
       // The rows of the document the stored record holds, when that is the one `after` was
       // projected from; undefined when another projector moved it: its rows are then unknown.
       const was = stored === (before?.revision ?? -1) ? (before?.doc ?? null) : undefined;

@@ -73,7 +73,8 @@ CREATE TABLE IF NOT EXISTS revisions (
   PRIMARY KEY (stream, revision_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS revisions_by_manifest ON revisions (manifest);
-CREATE INDEX IF NOT EXISTS revisions_by_favicon ON revisions (favicon);
+-- Partial: most revisions have no favicon, and the lookup (favicon = ?) never asks for NULL.
+CREATE INDEX IF NOT EXISTS revisions_by_favicon ON revisions (favicon) WHERE favicon IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS manifest_blobs (
   manifest TEXT NOT NULL,
@@ -123,9 +124,19 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  * deploy tables stay. A table that is not projected is simply added (`IF NOT EXISTS`, run
  * at every open), with no bump.
  * 2: oauth_clients.unused_expires_at (expiry of unused OAuth client registrations).
- * 3: streams.doc dropped (each document was stored twice; the kind's table keeps it).
+ * 3: streams.doc dropped (each document was stored twice; the kind's table keeps it);
+ *    revisions_by_favicon partial (without the NULLs).
  */
 export const SCHEMA_VERSION = 3;
+
+/**
+ * Secondary indexes of the site tables. A batch that fills these tables from empty (a
+ * replay, a first start) drops them and builds them after its rows: one sort per index
+ * instead of an index insertion per row (about a third of the insert cost).
+ */
+export const SITE_INDEXES: readonly { readonly name: string; readonly sql: string }[] = [
+  ...SCHEMA.matchAll(/^CREATE INDEX IF NOT EXISTS (\w+)\s+ON (?:sites|site_tags|revisions) .*;$/gm),
+].map((m) => ({ name: m[1]!, sql: m[0] }));
 
 /** Tables that `reset()` empties: everything projected, and the checkpoint. */
 export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;

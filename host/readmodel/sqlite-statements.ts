@@ -37,6 +37,7 @@ export function prepareStatements(db: Database.Database) {
     delTag: db.prepare(`DELETE FROM site_tags WHERE stream = ? AND tag = ?`),
     putRevision: db.prepare(`INSERT INTO revisions (stream, revision_id, manifest, favicon) VALUES (?, ?, ?, ?)`),
     delRevision: db.prepare(`DELETE FROM revisions WHERE stream = ? AND revision_id = ?`),
+    anySite: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM sites LIMIT 1`),
     siteDocs: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE stream IN (SELECT value FROM json_each(?))`),
     getSite: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE path = ?`),
     quarantined: db.prepare<[], DocRow>(`SELECT stream, revision, doc FROM sites WHERE status = 'quarantined' ORDER BY deleted_at DESC, path ASC`),

@@ -4,10 +4,13 @@ import { batchFold, type StreamChange } from '../../projections/batch.ts';
 import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import type { ReadModel, SiteListResult, SiteQuery } from '../../projections/read-model.ts';
 import { sqliteDeploys } from './sqlite-deploys.ts';
-import { PROJECTED_TABLES, SCHEMA, SCHEMA_VERSION } from './sqlite-schema.ts';
+import { PROJECTED_TABLES, SCHEMA, SCHEMA_VERSION, SITE_INDEXES } from './sqlite-schema.ts';
 import { siteListSql } from './sqlite-queries.ts';
 import { prepareStatements, type DocRow } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-write.ts';
+
+/** Changes from which a batch into empty site tables builds their indexes afterwards (see SITE_INDEXES). */
+const BULK_LOAD = 1_000;
 
 /**
  * The embedded read model: one SQLite file (WAL) that several processes may share.
@@ -54,8 +57,11 @@ export function openSqliteReadModel(file: string): ReadModel {
   };
   /** Writes the changes; returns the site documents written, for the parse cache once committed. */
   const store = (changes: readonly StreamChange[]): StreamRecord[] => {
+    const bulk = changes.length >= BULK_LOAD && s.anySite.get() === undefined;
+    if (bulk) for (const index of SITE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index.name}`);
     const sites: StreamRecord[] = [];
     for (const change of changes) if (writer.write(change) && change.after.kind === 'site' && change.after.doc) sites.push(change.after);
+    if (bulk) for (const index of SITE_INDEXES) db.exec(index.sql);
     return sites;
   };
   const remember = (sites: readonly StreamRecord[]): void => {

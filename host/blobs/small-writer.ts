@@ -16,27 +16,41 @@ export type SmallBlobWriter = {
 export const SLOT_BYTES = 256 * 1024;
 /** Writes in flight at once through slots (more wait for a free slot). */
 const SLOTS = 16;
+/**
+ * Writer threads. Creating a file is kernel work that runs in parallel on two threads (an
+ * ext4 inode allocation scans the group's bitmap and, after many deletions, skips every
+ * recently deleted inode one buffer lookup at a time: the dearest step of a publish on the
+ * benchmark disk). Each thread is a lean isolate of about 8 MB; more than two did not pay
+ * on two cores.
+ */
+const THREADS = 2;
+/** Buckets of the shared per-hash lock (a collision only makes two writes wait in turn). */
+const LOCKS = 1024;
 
 type Reply = { id: number; hash: string; created: boolean; error?: undefined } | { id: number; error: { message: string; code?: string } };
-type Pending = { resolve: (r: { hash: string; created: boolean }) => void; reject: (e: unknown) => void; slot?: number };
+type Pending = { resolve: (r: { hash: string; created: boolean }) => void; reject: (e: unknown) => void; slot?: number; thread: Thread };
+type Thread = { worker?: Worker; pending: number };
 
 /**
- * Stores small blobs of the folder store from one worker thread (small-writer.worker.mjs).
+ * Stores small blobs of the folder store from two worker threads (small-writer.worker.mjs).
  *
- * Why a thread: a publish is mostly small files, and storing one through the async fs API
+ * Why threads: a publish is mostly small files, and storing one through the async fs API
  * is five round trips over libuv's four-thread pool (stat, open, write, close, link),
  * which the gunzip of the same upload also needs. Measured on 2,000 files / 40 MB in a
  * tmpfs: 300 ms that way against 85 ms for the same calls made synchronously, in order,
- * on a thread of their own.
+ * on a thread of their own. Each write goes to the thread with fewer writes out; the
+ * threads serialise writes of one hash through a shared lock table, so two copies of a
+ * file in one archive are stored once and reported created once.
  *
- * Why slots: the bytes go to the thread through 16 fixed slots of one SharedArrayBuffer
+ * Why slots: the bytes go to a thread through 16 fixed slots of one SharedArrayBuffer
  * (4 MiB), not as a new buffer per file. Short-lived buffers are only freed when the
  * garbage collector notices them, and a publish of 40 MB made that tens of MB of resident
- * memory. The worker starts on first use and lets the process exit when idle.
+ * memory. A thread starts on first use and lets the process exit when idle.
  */
 export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWriter {
-  let worker: Worker | undefined;
+  const threads: Thread[] = Array.from({ length: THREADS }, () => ({ pending: 0 }));
   let shared: SharedArrayBuffer | undefined;
+  let locks: SharedArrayBuffer | undefined;
   let nextId = 0;
   const pending = new Map<number, Pending>();
   const freeSlots: number[] = [];
@@ -55,20 +69,26 @@ export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWrite
     if (!p) return undefined;
     pending.delete(id);
     releaseSlot(p.slot);
-    if (pending.size === 0) worker?.unref();
+    if (--p.thread.pending === 0) p.thread.worker?.unref();
     return p;
   };
-  const failAll = (err: unknown) => {
-    for (const id of [...pending.keys()]) settle(id)!.reject(err);
+  const failAll = (thread: Thread, err: unknown) => {
+    for (const [id, p] of [...pending]) if (p.thread === thread) settle(id)!.reject(err);
   };
 
-  function start(): Worker {
+  function allocate(): SharedArrayBuffer {
     if (!shared) {
       shared = new SharedArrayBuffer(SLOT_BYTES * SLOTS);
+      locks = new SharedArrayBuffer(LOCKS * 4);
       for (let slot = SLOTS - 1; slot >= 0; slot--) freeSlots.push(slot);
     }
+    return shared;
+  }
+
+  function start(thread: Thread): Worker {
+    allocate();
     const w = new Worker(join(projectRoot, 'host', 'blobs', 'small-writer.worker.mjs'), {
-      workerData: { dir, tmpDir, shared, slotBytes: SLOT_BYTES },
+      workerData: { dir, tmpDir, shared, slotBytes: SLOT_BYTES, locks },
       // It keeps nothing between messages: a small young generation is collected often and cheaply.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
     });
@@ -78,23 +98,27 @@ export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWrite
       if (reply.error) p.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
       else p.resolve({ hash: reply.hash, created: reply.created });
     });
-    // A crashed worker fails what it held; the next write starts a fresh one.
+    // A crashed worker fails what it held; the next write to its place starts a fresh one.
     w.on('error', (err) => {
-      if (worker === w) worker = undefined;
-      failAll(err);
+      if (thread.worker === w) thread.worker = undefined;
+      failAll(thread, err);
     });
     w.on('exit', (code) => {
-      if (worker === w) worker = undefined;
-      failAll(new Error(`the blob writer thread exited (code ${code})`));
+      if (thread.worker === w) thread.worker = undefined;
+      failAll(thread, new Error(`the blob writer thread exited (code ${code})`));
     });
     w.unref();
     return w;
   }
 
+  /** The thread with the fewest writes out (the first on a tie, so a lone write starts one thread only). */
+  const pick = (): Thread => threads.reduce((best, t) => (t.pending < best.pending ? t : best));
+
   function send(message: { id: number; slot?: number; length?: number; bytes?: Uint8Array }, p: Pending, transfer: ArrayBuffer[] = []) {
-    worker ??= start();
+    const { thread } = p;
+    const worker = (thread.worker ??= start(thread));
     pending.set(message.id, p);
-    if (pending.size === 1) worker.ref(); // keeps the process alive while a write is out
+    if (++thread.pending === 1) worker.ref(); // keeps the process alive while a write is out
     worker.postMessage(message, transfer);
   }
 
@@ -105,18 +129,18 @@ export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWrite
         // Rare (a big manifest): handed over, not cloned — one copy here, none in transit.
         const own = new Uint8Array(bytes.byteLength);
         own.set(bytes);
-        return new Promise((resolve, reject) => send({ id, bytes: own }, { resolve, reject }, [own.buffer]));
+        return new Promise((resolve, reject) => send({ id, bytes: own }, { resolve, reject, thread: pick() }, [own.buffer]));
       }
-      worker ??= start();
+      const memory = allocate();
       const waited = acquireSlot();
       const slot = typeof waited === 'number' ? waited : await waited;
-      new Uint8Array(shared!, slot * SLOT_BYTES, bytes.byteLength).set(bytes);
-      return new Promise((resolve, reject) => send({ id, slot, length: bytes.byteLength }, { resolve, reject, slot }));
+      new Uint8Array(memory, slot * SLOT_BYTES, bytes.byteLength).set(bytes);
+      return new Promise((resolve, reject) => send({ id, slot, length: bytes.byteLength }, { resolve, reject, slot, thread: pick() }));
     },
     async close() {
-      const w = worker;
-      worker = undefined;
-      if (w) await w.terminate();
+      const running = threads.flatMap((t) => (t.worker ? [t.worker] : []));
+      for (const t of threads) t.worker = undefined;
+      await Promise.all(running.map((w) => w.terminate()));
     },
   };
 }

@@ -19,36 +19,74 @@ import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, write
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 
-/** @type {{ dir: string, tmpDir: string, shared: SharedArrayBuffer, slotBytes: number }} */
-const { dir, tmpDir, shared, slotBytes } = workerData;
+/** @type {{ dir: string, tmpDir: string, shared: SharedArrayBuffer, slotBytes: number, locks: SharedArrayBuffer }} */
+const { dir, tmpDir, shared, slotBytes, locks: lockMemory } = workerData;
+const locks = new Int32Array(lockMemory);
+/** Longer than any one small write; past it the holder is taken to have died holding the lock. */
+const LOCK_WAIT_MS = 2000;
 const prefix = `${process.pid}-w${randomBytes(4).toString('hex')}-`;
 let counter = 0;
 
 /** @param {Uint8Array} bytes @returns {{ hash: string, created: boolean }} */
 function store(bytes) {
   const hash = createHash('sha256').update(bytes).digest('hex');
+  // The writer threads of this process store one hash at a time: the second copy of a file
+  // then finds the first complete and reports it stored already, instead of taking the
+  // first's half-written file for a crash leftover.
+  const bucket = Number.parseInt(hash.slice(0, 8), 16) % locks.length;
+  lock(bucket);
+  try {
+    return { hash, created: place(hash, bytes) };
+  } finally {
+    Atomics.store(locks, bucket, 0);
+    Atomics.notify(locks, bucket, 1);
+  }
+}
+
+/** @param {number} bucket */
+function lock(bucket) {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  while (Atomics.compareExchange(locks, bucket, 0, 1) !== 0) {
+    const left = deadline - Date.now();
+    if (left <= 0) return; // a thread terminated mid-write never unlocks: go on, as its owner
+    Atomics.wait(locks, bucket, 1, left);
+  }
+}
+
+/** Stores `bytes` under its hash unless a complete copy is there; true when this call created it. */
+function place(/** @type {string} */ hash, /** @type {Uint8Array} */ bytes) {
   // The same layout as folder.ts's blobPath: dir/ab/<hash>.
   const folder = join(dir, hash.slice(0, 2));
   const final = join(folder, hash);
   const existing = statSync(final, { throwIfNoEntry: false });
-  if (existing?.size === bytes.byteLength) return { hash, created: false };
-  if (existing) removeQuietly(final); // an interrupted write's leftover
+  if (existing?.size === bytes.byteLength) return false;
+  if (existing) {
+    // An interrupted write's leftover (or another process writing it right now): a complete
+    // copy replaces it atomically, so the name never points at nothing.
+    replace(final, bytes);
+    return true;
+  }
   try {
     writeExclusive(final, bytes, folder);
-    return { hash, created: true };
+    return true;
   } catch (err) {
     if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err;
     // Another process is storing the same content at this moment: put a complete copy in
-    // place ourselves (atomically; its write goes on into the file it opened, harmlessly).
-    const temp = join(tmpDir, `${prefix}${counter++}.part`);
-    try {
-      writeFileSync(temp, bytes, { flag: 'wx' });
-      renameSync(temp, final);
-    } catch (error) {
-      removeQuietly(temp);
-      throw error;
-    }
-    return { hash, created: false };
+    // place ourselves (its write goes on into the file it opened, harmlessly).
+    replace(final, bytes);
+    return false;
+  }
+}
+
+/** Writes a temp copy and renames it over `final`. */
+function replace(/** @type {string} */ final, /** @type {Uint8Array} */ bytes) {
+  const temp = join(tmpDir, `${prefix}${counter++}.part`);
+  try {
+    writeFileSync(temp, bytes, { flag: 'wx' });
+    renameSync(temp, final);
+  } catch (error) {
+    removeQuietly(temp);
+    throw error;
   }
 }
 

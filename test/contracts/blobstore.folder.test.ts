@@ -86,6 +86,19 @@ describe('folder blob store specifics', () => {
     await store.delete(results[0].hash);
   });
 
+  it('stores copies of one content written at once by its writer threads once, reporting one created', async () => {
+    const store = openFolderBlobStore(dir);
+    for (const size of [0, 1, 200_000]) {
+      const content = Buffer.alloc(size, `copies ${size} ${Date.now()}`);
+      const results = await Promise.all(Array.from({ length: 12 }, () => store.putBytes(content)));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect((await store.getBytes(results[0]!.hash))?.equals(content)).toBe(true);
+      await store.delete(results[0]!.hash);
+    }
+    expect((await readdir(join(dir, 'tmp'))).filter((n) => n.endsWith('.part') && n !== 'in-flight.part')).toEqual([]);
+    await store.close();
+  });
+
   it('removes stale temp files at open and keeps recent ones', async () => {
     const tmp = join(dir, 'tmp');
     await writeFile(join(tmp, 'crashed.part'), 'left over');

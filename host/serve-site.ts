@@ -1,31 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { gzipSync, brotliCompressSync, constants as zlibConstants, createGzip } from 'node:zlib';
-import type { ManifestEntry } from '../domain/manifest.ts';
+import { createGzip } from 'node:zlib';
+import { freshCheckpoint } from '../app/queries/fresh-checkpoint.ts';
 import type { ManifestCache } from '../app/queries/manifest-cache.ts';
+import type { Manifest, ManifestEntry } from '../domain/manifest.ts';
 import { fullPath, type SiteAddress } from '../domain/paths.ts';
 import type { BlobStore } from '../domain/ports.ts';
 import type { SiteDoc } from '../projections/documents.ts';
 import type { ReadModel } from '../projections/read-model.ts';
-import { ByteCache } from './byte-cache.ts';
-import { decodedPath, resolveRequest, rulesOf } from './site-resolve.ts';
+import { cachedBody, compressedBody, HOT_MAX, SMALL, wholeBody, type Coding } from './byte-cache.ts';
+import { decodedPath, resolveRequest, rulesOf, type Resolved } from './site-resolve.ts';
 
 export type SiteServerDeps = { readModel: ReadModel; blobs: BlobStore; manifests: ManifestCache };
 
 const COMPRESSIBLE = /^(text\/|application\/(javascript|json|xml|wasm|manifest\+json|ld\+json|rss\+xml|atom\+xml)|image\/svg\+xml|font\/(ttf|otf))/;
-const SMALL = 256 * 1024;
-
-/** Small compressed bodies by `hash:encoding`: HTML and CSS are requested far more often than they change. */
-const compressedCache = new ByteCache(64 * 1024 * 1024);
 
 const CODING = { br: /\bbr\b(?!;q=0(\.0*)?\b)/, gzip: /\bgzip\b(?!;q=0(\.0*)?\b)/ } as const;
 
 /** Does `Accept-Encoding` allow this coding (present, and not `;q=0`)? */
-function accepts(accept: string | undefined, coding: 'br' | 'gzip'): boolean {
+function accepts(accept: string | undefined, coding: Coding): boolean {
   return !!accept && CODING[coding].test(accept.toLowerCase());
 }
 
-function pickEncoding(accept: string | undefined): 'br' | 'gzip' | undefined {
+function pickEncoding(accept: string | undefined): Coding | undefined {
   if (accepts(accept, 'br')) return 'br';
   if (accepts(accept, 'gzip')) return 'gzip';
   return undefined;
@@ -38,42 +35,60 @@ function contentTypeHeader(type: string): string {
 }
 
 /**
- * Small files by hash, served from memory: opening a file per request costs more than
- * the bytes. Content-addressed, so an entry is never stale.
- */
-const RAW_MAX = 64 * 1024;
-const rawCache = new ByteCache(32 * 1024 * 1024);
-
-async function smallBody(blobs: BlobStore, entry: ManifestEntry): Promise<Buffer | undefined> {
-  const hit = rawCache.get(entry.hash);
-  if (hit) return hit;
-  const body = await blobs.getBytes(entry.hash);
-  if (body) rawCache.set(entry.hash, body);
-  return body;
-}
-
-/**
  * Site documents by path, each tagged with the read model's checkpoint it was read at.
  * The checkpoint is one indexed row, far cheaper than loading and parsing the site
  * document; any applied event moves it, so a publish that has returned (its events are
  * projected) is never answered from an older document, whichever instance projected it.
+ * It is read after the request arrived, once for all the requests of a turn of the event
+ * loop (`freshCheckpoint` says why that keeps this promise).
  */
 type CachedSite = { readonly checkpoint: string | undefined; readonly site: SiteDoc | undefined };
 const siteCache = new Map<string, CachedSite>();
 const SITE_CACHE_MAX = 10_000;
 
 async function liveSite(readModel: ReadModel, path: string): Promise<SiteDoc | undefined> {
-  const checkpoint = await readModel.checkpoint();
+  const checkpoint = await freshCheckpoint(readModel);
   const hit = siteCache.get(path);
   if (hit && hit.checkpoint === checkpoint) return hit.site;
   const site = await readModel.getSite(path);
   // Keep it only if nothing was applied while reading (the document may be newer than `checkpoint`, never older).
-  if ((await readModel.checkpoint()) === checkpoint) {
+  if ((await freshCheckpoint(readModel)) === checkpoint) {
     siteCache.delete(path);
     siteCache.set(path, { checkpoint, site });
     if (siteCache.size > SITE_CACHE_MAX) siteCache.delete(siteCache.keys().next().value!);
   }
   return site;
+}
+
+/**
+ * What a request URL resolves to in a revision, and the header list of its full answer
+ * by content coding, built once: a manifest and its rules never change, so neither does
+ * the answer to a URL. Resolving and building headers one `setHeader` at a time (each
+ * validated and stored, then serialized) cost more than the cached body's socket write.
+ */
+type Route = {
+  readonly resolved: Resolved;
+  readonly siteHeaders: ReadonlyMap<string, string> | undefined;
+  /** By coding ('' for none): the headers of the 200/404 answer with the whole body, Content-Length included. */
+  readonly answers: Map<string, { readonly length: number; readonly headers: string[] }>;
+};
+const routes = new WeakMap<Manifest, Map<string, Route>>();
+/** URLs remembered per revision: any URL may be asked (query strings, typos), so the map is bounded. */
+const ROUTES_MAX = 1024;
+
+/** A remembered route, without waiting for anything: the common case. */
+const knownRoute = (manifest: Manifest, url: string): Route | undefined => routes.get(manifest)?.get(url);
+
+async function newRoute(blobs: BlobStore, manifest: Manifest, url: string): Promise<Route> {
+  const q = url.indexOf('?');
+  const [urlPath, search] = q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q)];
+  const rules = await rulesOf(blobs, manifest);
+  const route: Route = { resolved: resolveRequest(manifest, rules, urlPath, search), siteHeaders: rules?.headers.for(decodedPath(urlPath)), answers: new Map() };
+  let known = routes.get(manifest);
+  if (!known) routes.set(manifest, (known = new Map()));
+  if (known.size >= ROUTES_MAX) known.clear();
+  known.set(url, route);
+  return route;
 }
 
 /** Serves one request on a site host from the live revision. */
@@ -88,18 +103,65 @@ export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req:
   const manifest = site && site.status === 'live' ? await deps.manifests.get(site.live.manifest) : undefined;
   if (!manifest) return plain(res, 404, 'site not found\n');
   const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const [urlPath, search] = q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q)];
-  const rules = await rulesOf(deps.blobs, manifest);
-  const resolved = resolveRequest(manifest, rules, urlPath, search);
-  const headers = rules?.headers.for(decodedPath(urlPath));
+  const route = knownRoute(manifest, url) ?? (await newRoute(deps.blobs, manifest, url));
+  const resolved = route.resolved;
   if (resolved.kind === 'missing') return plain(res, 404, 'not found\n');
   if (resolved.kind === 'redirect') {
     res.writeHead(resolved.status ?? 301, { Location: resolved.location, 'Content-Type': 'text/plain; charset=utf-8' });
     res.end(req.method === 'HEAD' ? undefined : `moved to ${resolved.location}\n`);
     return;
   }
-  await sendEntry(deps.blobs, resolved.entry, resolved.status, req, res, headers);
+  if (!sendKnown(route, resolved.entry, resolved.status, req, res)) await sendEntry(deps.blobs, resolved.entry, resolved.status, req, res, route.siteHeaders);
+}
+
+/** The coding a full answer of this file gets for this request. */
+function codingFor(entry: ManifestEntry, req: IncomingMessage): Coding | undefined {
+  return entry.size > 256 && COMPRESSIBLE.test(entry.type) ? pickEncoding(req.headers['accept-encoding']) : undefined;
+}
+
+/**
+ * The common answer, the whole file from memory with headers already built, when nothing
+ * makes it special (no Range, no If-None-Match); false when `sendEntry` has to answer.
+ */
+function sendKnown(route: Route, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.headers.range !== undefined || req.headers['if-none-match'] !== undefined) return false;
+  const coding = codingFor(entry, req);
+  const body = cachedBody(entry, coding);
+  if (!body) return false;
+  let answer = route.answers.get(coding ?? '');
+  if (!answer || answer.length !== body.length) {
+    answer = { length: body.length, headers: answerHeaders(entry, status, coding, body.length, route.siteHeaders) };
+    route.answers.set(coding ?? '', answer);
+  }
+  res.writeHead(status, answer.headers);
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return true;
+}
+
+/** The headers `sendEntry` sets for a full answer, in its order and with its precedence, as one flat list. */
+function answerHeaders(entry: ManifestEntry, status: number, coding: Coding | undefined, length: number, siteHeaders?: ReadonlyMap<string, string>): string[] {
+  const headers = new Map<string, [string, string]>();
+  const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
+  for (const [name, value] of baseHeaders(entry)) set(name, value);
+  if (siteHeaders) for (const [name, value] of siteHeaders) set(name, value);
+  if (status === 200) {
+    set('ETag', `"${entry.hash}"`);
+    set('Accept-Ranges', 'bytes');
+  }
+  if (coding) set('Content-Encoding', coding);
+  set('Content-Length', String(length));
+  return [...headers.values()].flat();
+}
+
+/** What every file answer carries before the site's own headers. */
+function baseHeaders(entry: ManifestEntry): [string, string][] {
+  const headers: [string, string][] = [
+    ['Content-Type', contentTypeHeader(entry.type)],
+    ['Cache-Control', entry.type === 'text/html' ? 'no-cache' : 'public, max-age=300'],
+    ['X-Content-Type-Options', 'nosniff'],
+  ];
+  if (COMPRESSIBLE.test(entry.type)) headers.push(['Vary', 'Accept-Encoding']);
+  return headers;
 }
 
 async function sendEntry(
@@ -112,12 +174,7 @@ async function sendEntry(
   siteHeaders?: ReadonlyMap<string, string>,
 ): Promise<void> {
   const etag = `"${entry.hash}"`;
-  const isHtml = entry.type === 'text/html';
-  const compressible = COMPRESSIBLE.test(entry.type);
-  res.setHeader('Content-Type', contentTypeHeader(entry.type));
-  res.setHeader('Cache-Control', isHtml ? 'no-cache' : 'public, max-age=300');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  if (compressible) res.setHeader('Vary', 'Accept-Encoding');
+  for (const [name, value] of baseHeaders(entry)) res.setHeader(name, value);
   if (siteHeaders) for (const [name, value] of siteHeaders) res.setHeader(name, value);
   if (status === 200) {
     res.setHeader('ETag', etag);
@@ -149,18 +206,12 @@ async function sendEntry(
     }
   }
   res.statusCode = status;
-  const encoding = compressible && entry.size > 256 ? pickEncoding(req.headers['accept-encoding']) : undefined;
+  const encoding = codingFor(entry, req);
   if (encoding) {
     res.setHeader('Content-Encoding', encoding);
     if (entry.size <= SMALL) {
-      const key = `${entry.hash}:${encoding}`;
-      let body = compressedCache.get(key);
-      if (!body) {
-        const raw = entry.size <= RAW_MAX ? await smallBody(blobs, entry) : await blobs.getBytes(entry.hash);
-        if (!raw) return plain(res, 500, 'file missing from the store\n');
-        body = encoding === 'br' ? brotliCompressSync(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(raw, { level: 6 });
-        compressedCache.set(key, body);
-      }
+      const body = await compressedBody(blobs, entry, encoding);
+      if (!body) return plain(res, 500, 'file missing from the store\n');
       res.setHeader('Content-Length', body.length);
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
@@ -178,14 +229,8 @@ async function sendEntry(
   }
   res.setHeader('Content-Length', entry.size);
   if (req.method === 'HEAD') return void res.end();
-  if (entry.size <= RAW_MAX) {
-    const body = await smallBody(blobs, entry);
-    if (!body) return plain(res, 500, 'file missing from the store\n');
-    res.end(body);
-    return;
-  }
   if (entry.size <= HOT_MAX) {
-    const body = await hotBody(blobs, entry);
+    const body = await wholeBody(blobs, entry);
     if (!body) return plain(res, 500, 'file missing from the store\n');
     res.end(body);
     return;
@@ -193,38 +238,6 @@ async function sendEntry(
   const stream = await blobs.get(entry.hash);
   if (!stream) return plain(res, 500, 'file missing from the store\n');
   await pipeline(stream, res).catch(() => res.destroy());
-}
-
-/**
- * Mid-size files (images, bundles, fonts up to 2 MiB) by hash, from memory: streaming one
- * from its blob costs a file open, several 256 KiB reads through the thread pool and as
- * many socket writes per request, where a cached body is one write of bytes already in
- * memory. Content-addressed, so never stale; a small budget bounds what it holds.
- */
-const HOT_MAX = 2 * 1024 * 1024;
-const hotCache = new ByteCache(32 * 1024 * 1024);
-/** Loads in progress, so a burst of requests for a cold file reads it once, not once each. */
-const hotLoading = new Map<string, Promise<Buffer | undefined>>();
-
-function hotBody(blobs: BlobStore, entry: ManifestEntry): Promise<Buffer | undefined> | Buffer {
-  const hit = hotCache.get(entry.hash);
-  if (hit) return hit;
-  let loading = hotLoading.get(entry.hash);
-  if (!loading) {
-    loading = blobs.getBytes(entry.hash).then(
-      (body) => {
-        hotLoading.delete(entry.hash);
-        if (body) hotCache.set(entry.hash, body);
-        return body;
-      },
-      (err: unknown) => {
-        hotLoading.delete(entry.hash);
-        throw err;
-      },
-    );
-    hotLoading.set(entry.hash, loading);
-  }
-  return loading;
 }
 
 /** One `bytes=a-b` range; multiple ranges are answered with the whole file (allowed by RFC 9110). */

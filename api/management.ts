@@ -10,7 +10,7 @@ import { fileTree } from '../domain/file-tree.ts';
 import { revisionTime } from '../domain/revision-id.ts';
 import { fullPath } from '../domain/paths.ts';
 import { siteStream } from '../domain/streams.ts';
-import { buildTree } from '../projections/site-list.ts';
+import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { requireAdmin, requireUser } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
@@ -25,9 +25,12 @@ import type { EventsResponse } from './schemas/events.ts';
 import type { FileNode } from './schemas/file-tree.ts';
 import type { Me } from './schemas/me.ts';
 import type { RevisionsResponse } from './schemas/revision.ts';
-import type { SitesResponse, TrashResponse } from './schemas/site.ts';
+import type { TrashResponse } from './schemas/site.ts';
 import { inertPublisherBytes } from './security-headers.ts';
-import { revisionJson, siteJson } from './site-json.ts';
+import { revisionJson, siteJson, siteListBody, siteUrlProbe } from './site-json.ts';
+
+/** Bytes of listing bodies kept (a listing of 10,000 sites is about 3 MB). */
+const LISTING_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** The management plane (spec §5): forward-auth users and keys; admin-only writes. */
 export function managementRouter(api: ApiContext): Router {
@@ -46,12 +49,19 @@ export function managementRouter(api: ApiContext): Router {
     } satisfies Me;
   });
 
+  // Listing bodies by query, valid while the read model's checkpoint stays (SiteListCache
+  // says why that is exact). The answer depends on the normalized query only (hidden sites
+  // are in it for admins who asked, never otherwise, whoever asks) and on the site URLs;
+  // the whole query is the key, so a filter added to it later is part of the key too.
+  const listings = new SiteListCache(LISTING_CACHE_BYTES);
+  const checkpoint = () => api.deps.readModel.checkpoint();
   r.get('/api/sites', async (ctx) => {
     const identity = await requireUser(api, ctx);
     const query = parseSiteQuery(ctx.query, isAdmin(identity));
-    const result = await api.deps.readModel.listSites(query);
-    const toSite = (doc: Parameters<typeof siteJson>[1]) => siteJson(api, doc);
-    ctx.body = { sites: result.page.map(toSite), tree: buildTree(result.all, toSite), count: result.count } satisfies SitesResponse;
+    const key = JSON.stringify([query, siteUrlProbe(api)]);
+    const body = await listings.answer(checkpoint, key, async () => siteListBody(api, await api.deps.readModel.listSites(query)));
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = body; // SitesResponse, serialized by siteListBody
   });
 
   r.post('/api/sites', async (ctx) => {

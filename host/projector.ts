@@ -8,20 +8,27 @@ const PAGE = 1_000;
 /**
  * When a batch is committed. A batch holds one record per stream it touched (not the
  * events), and commits once it holds `streams` of them, has folded `events` events, has
- * run `ms` milliseconds, or has read everything there is. Larger batches write a stream
- * touched by many events once; smaller ones keep the checkpoint moving.
+ * run `ms` milliseconds, or has read everything there is (an empty page). Larger batches
+ * write a stream touched by many events once; smaller ones keep the checkpoint moving.
+ * `live`: the service's loop, which also commits on a page shorter than asked (the log is
+ * then most likely drained: this saves a read per wake-up) and lets requests run between pages.
  */
-type Window = { readonly streams: number; readonly events: number; readonly ms: number };
-/** `catchUp` (CLI commands, `sites replay`): large transactions, no one waiting on each. */
-const CATCH_UP: Window = { streams: 20_000, events: 1_000_000, ms: 10_000 };
+type Window = { readonly streams: number; readonly events: number; readonly ms: number; readonly live: boolean };
+/**
+ * `catchUp` (CLI commands, `sites replay`): large transactions, no one waiting on each.
+ * 20,000 site documents are about 30 MB in memory (twice that when each replaces a stored one).
+ */
+const CATCH_UP: Window = { streams: 20_000, events: 1_000_000, ms: 10_000, live: false };
 /** The live loop: at most a few hundred milliseconds per transaction, as its checkpoint is what read-your-writes waits on. */
-const LIVE: Window = { streams: 5_000, events: 100_000, ms: 250 };
+const LIVE: Window = { streams: 5_000, events: 100_000, ms: 250, live: true };
 
 export type ProjectorOptions = {
   /** Identifies this process in the lease (several instances may share one read model). */
   readonly holder: string;
   readonly leaseTtlMs?: number;
   readonly onError?: (err: unknown) => void;
+  /** Streams a catch-up batch holds at most before it commits (memory); 20,000 unless given. */
+  readonly catchUpStreams?: number;
 };
 
 /**
@@ -36,6 +43,7 @@ export class Projector {
   private holding = false;
   private readonly waiters = new Set<() => void>();
   private readonly ttl: number;
+  private readonly catchUpWindow: Window;
 
   constructor(
     private readonly events: EventStore,
@@ -43,6 +51,7 @@ export class Projector {
     private readonly options: ProjectorOptions,
   ) {
     this.ttl = options.leaseTtlMs ?? 5_000;
+    this.catchUpWindow = { ...CATCH_UP, streams: options.catchUpStreams ?? CATCH_UP.streams };
   }
 
   /** Whether this process currently holds the projector lease. */
@@ -67,7 +76,7 @@ export class Projector {
   async catchUp(): Promise<number> {
     let applied = 0;
     for (;;) {
-      const { applied: n } = await this.project(CATCH_UP, false);
+      const { applied: n } = await this.project(this.catchUpWindow);
       if (n === 0) return applied;
       applied += n;
     }
@@ -76,10 +85,10 @@ export class Projector {
   /**
    * One batch: reads pages of the log after the checkpoint, folds them in, and commits
    * them with the position of the last event read. Returns how many events it applied and
-   * the checkpoint it leaves. An empty read (the log drained) commits at once, so a
-   * waiting reader is not kept waiting; `yieldBetween` lets requests run between full pages.
+   * the checkpoint it leaves. A drained log commits at once, so a waiting reader is not
+   * kept waiting.
    */
-  private async project(window: Window, yieldBetween: boolean): Promise<{ applied: number; at: string | undefined }> {
+  private async project(window: Window): Promise<{ applied: number; at: string | undefined }> {
     const batch = await this.readModel.beginBatch();
     const started = performance.now();
     let after = batch.from;
@@ -90,8 +99,9 @@ export class Projector {
       await batch.add(page);
       applied += page.length;
       after = page[page.length - 1]!.position;
+      if (window.live && page.length < PAGE) break;
       if (batch.streams >= window.streams || applied >= window.events || performance.now() - started >= window.ms) break;
-      if (yieldBetween && page.length === PAGE) await new Promise((r) => setImmediate(r));
+      if (window.live) await new Promise((r) => setImmediate(r));
     }
     if (applied === 0 || after === undefined) return { applied: 0, at: batch.from };
     await batch.commit(after);
@@ -134,7 +144,7 @@ export class Projector {
           await sleep(Math.min(1000, this.ttl / 3));
           continue;
         }
-        const { applied, at } = await this.project(LIVE, true);
+        const { applied, at } = await this.project(LIVE);
         if (applied > 0) continue;
         await this.events.waitForEvents(at, Math.min(1000, this.ttl / 3));
       } catch (err) {

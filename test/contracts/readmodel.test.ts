@@ -3,16 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
+import { readModelBatchContract } from './readmodel-batch-contract.ts';
 import { readModelContract } from './readmodel-contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'readmodel-contract-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-readModelContract('sqlite', async () => {
+const sqlite = async () => {
   const file = join(dir, `rm-${++n}.db`);
   return { model: openSqliteReadModel(file), another: async () => openSqliteReadModel(file) };
-}, { p50Ms: 25, p99Ms: 50, clock: 'cpu' });
+};
+readModelContract('sqlite', sqlite, { p50Ms: 25, p99Ms: 50, clock: 'cpu' });
+readModelBatchContract('sqlite', sqlite);
 
 const mongoUrl = process.env.SITES_MONGO_URL;
 if (mongoUrl) {
@@ -21,6 +24,7 @@ if (mongoUrl) {
   afterAll(() => mongo.dropAll());
   // Each listing ships every match over the network (the port returns them all for the tree).
   readModelContract('mongodb', mongo.factory, { p50Ms: 150, p99Ms: 400, clock: 'wall' });
+  readModelBatchContract('mongodb', mongo.factory);
 } else {
   console.log('skipped: no SITES_MONGO_URL');
   // Shows in the summary as skipped; set SITES_MONGO_URL to run the whole contract on MongoDB.

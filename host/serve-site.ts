@@ -40,24 +40,35 @@ function contentTypeHeader(type: string): string {
  * document; any applied event moves it, so a publish that has returned (its events are
  * projected) is never answered from an older document, whichever instance projected it.
  * It is read after the request arrived, once for all the requests of a turn of the event
- * loop (`freshCheckpoint` says why that keeps this promise).
+ * loop (`freshCheckpoint` says why that keeps this promise). An entry also points at its
+ * live manifest, weakly: the manifest cache bounds what is held, and while the manifest
+ * is alive a request needs nothing but the checkpoint to reach it.
  */
-type CachedSite = { readonly checkpoint: string | undefined; readonly site: SiteDoc | undefined };
+type CachedSite = { readonly checkpoint: string | undefined; readonly site: SiteDoc | undefined; manifest?: WeakRef<Manifest> };
 const siteCache = new Map<string, CachedSite>();
 const SITE_CACHE_MAX = 10_000;
 
-async function liveSite(readModel: ReadModel, path: string): Promise<SiteDoc | undefined> {
-  const checkpoint = await freshCheckpoint(readModel);
-  const hit = siteCache.get(path);
-  if (hit && hit.checkpoint === checkpoint) return hit.site;
-  const site = await readModel.getSite(path);
+async function loadSite(readModel: ReadModel, path: string, checkpoint: string | undefined): Promise<CachedSite> {
+  const entry: CachedSite = { checkpoint, site: await readModel.getSite(path) };
   // Keep it only if nothing was applied while reading (the document may be newer than `checkpoint`, never older).
   if ((await freshCheckpoint(readModel)) === checkpoint) {
     siteCache.delete(path);
-    siteCache.set(path, { checkpoint, site });
+    siteCache.set(path, entry);
     if (siteCache.size > SITE_CACHE_MAX) siteCache.delete(siteCache.keys().next().value!);
   }
-  return site;
+  return entry;
+}
+
+/** The live revision's manifest; undefined when the site is absent or offline (hidden sites are served: hidden means unlisted). */
+async function liveManifest(deps: SiteServerDeps, path: string): Promise<Manifest | undefined> {
+  const checkpoint = await freshCheckpoint(deps.readModel);
+  const hit = siteCache.get(path);
+  const entry = hit && hit.checkpoint === checkpoint ? hit : await loadSite(deps.readModel, path, checkpoint);
+  const known = entry.manifest?.deref();
+  if (known || !entry.site || entry.site.status !== 'live') return known;
+  const manifest = await deps.manifests.get(entry.site.live.manifest);
+  if (manifest) entry.manifest = new WeakRef(manifest);
+  return manifest;
 }
 
 /**
@@ -98,9 +109,7 @@ export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req:
     res.end('method not allowed\n');
     return;
   }
-  const site = await liveSite(deps.readModel, fullPath(address));
-  // Hidden sites are served (hidden means unlisted); quarantined sites are offline.
-  const manifest = site && site.status === 'live' ? await deps.manifests.get(site.live.manifest) : undefined;
+  const manifest = await liveManifest(deps, fullPath(address));
   if (!manifest) return plain(res, 404, 'site not found\n');
   const url = req.url ?? '/';
   const route = knownRoute(manifest, url) ?? (await newRoute(deps.blobs, manifest, url));

@@ -40,9 +40,10 @@ export type ProjectionBatch = {
   add(events: readonly Recorded[]): Promise<void>;
   /**
    * Stores every document the batch changed and `checkpoint` (the position of the last
-   * event added), with the same guarantees as `apply`. Refused, storing nothing, when
-   * another projector moved the checkpoint since the batch began: its events are then
-   * read again from the new checkpoint.
+   * event added), with the same guarantees as `apply`. Refused when another projector
+   * moved the checkpoint since the batch began: the checkpoint stays where that one put
+   * it, and projecting goes on from there (a document the refused batch may have written
+   * first is one the log produces anyway, never older than the stored one).
    */
   commit(checkpoint: string): Promise<void>;
 };

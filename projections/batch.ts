@@ -15,7 +15,7 @@ export type StreamChange = { readonly before: StreamRecord | undefined; readonly
 export type BatchFold = {
   /** Streams of `events` whose record the batch has not loaded yet (each named once). */
   missing(events: readonly Recorded[]): string[];
-  /** Folds `events` in; `loaded` holds the stored records of the streams `missing` named (absent: none stored). */
+  /** Folds `events` in, right after `missing(events)`; `loaded` holds the stored records of the streams it named (absent: none stored). */
   add(events: readonly Recorded[], loaded: ReadonlyMap<string, StreamRecord>): void;
   /** Number of streams the batch holds. */
   readonly streams: number;
@@ -26,19 +26,28 @@ export type BatchFold = {
 export function batchFold(): BatchFold {
   const before = new Map<string, StreamRecord | undefined>();
   const current = new Map<string, StreamRecord>();
+  /** Streams named by the last `missing`: `add` registers them with what was loaded. */
+  let pending: string[] = [];
   return {
     missing(events) {
       const wanted = new Set<string>();
-      for (const e of events) if (!before.has(e.stream) && kindOfStream(e.stream)) wanted.add(e.stream);
-      return [...wanted];
+      let previous = '';
+      for (const e of events) {
+        // The events of one append share a stream: check each run once.
+        if (e.stream === previous) continue;
+        previous = e.stream;
+        if (!before.has(e.stream) && kindOfStream(e.stream)) wanted.add(e.stream);
+      }
+      pending = [...wanted];
+      return pending;
     },
     add(events, loaded) {
-      for (const e of events) {
-        if (before.has(e.stream) || !kindOfStream(e.stream)) continue;
-        const stored = loaded.get(e.stream);
-        before.set(e.stream, stored);
-        if (stored) current.set(e.stream, stored);
+      for (const stream of pending) {
+        const stored = loaded.get(stream);
+        before.set(stream, stored);
+        if (stored) current.set(stream, stored);
       }
+      pending = [];
       for (const [stream, record] of projectBatch(events, current)) current.set(stream, record);
     },
     get streams() {

@@ -59,9 +59,14 @@ async function loadSite(readModel: ReadModel, path: string, checkpoint: string |
   return entry;
 }
 
+/** The live manifest of a site cached at this checkpoint, without waiting for anything: the common case. */
+function knownManifest(path: string, checkpoint: string | undefined): Manifest | undefined {
+  const hit = siteCache.get(path);
+  return hit && hit.checkpoint === checkpoint ? hit.manifest?.deref() : undefined;
+}
+
 /** The live revision's manifest; undefined when the site is absent or offline (hidden sites are served: hidden means unlisted). */
-async function liveManifest(deps: SiteServerDeps, path: string): Promise<Manifest | undefined> {
-  const checkpoint = await freshCheckpoint(deps.readModel);
+async function liveManifest(deps: SiteServerDeps, path: string, checkpoint: string | undefined): Promise<Manifest | undefined> {
   const hit = siteCache.get(path);
   const entry = hit && hit.checkpoint === checkpoint ? hit : await loadSite(deps.readModel, path, checkpoint);
   const known = entry.manifest?.deref();
@@ -109,7 +114,9 @@ export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req:
     res.end('method not allowed\n');
     return;
   }
-  const manifest = await liveManifest(deps, fullPath(address));
+  const path = fullPath(address);
+  const checkpoint = await freshCheckpoint(deps.readModel);
+  const manifest = knownManifest(path, checkpoint) ?? (await liveManifest(deps, path, checkpoint));
   if (!manifest) return plain(res, 404, 'site not found\n');
   const url = req.url ?? '/';
   const route = knownRoute(manifest, url) ?? (await newRoute(deps.blobs, manifest, url));

@@ -72,13 +72,18 @@ export class Projector {
     this.holding = false;
   }
 
-  /** Applies everything currently in the log (used by the CLI and `replay`, which run without a loop). */
-  async catchUp(): Promise<number> {
+  /**
+   * Applies everything currently in the log (used by the CLI and `replay`, which run without
+   * a loop). `afterBatch` runs after each committed batch: on the embedded stores a catch-up
+   * never yields to timers, so work that must go on during it (renewing a lease) goes there.
+   */
+  async catchUp(afterBatch?: () => Promise<void>): Promise<number> {
     let applied = 0;
     for (;;) {
       const { applied: n } = await this.project(this.catchUpWindow);
       if (n === 0) return applied;
       applied += n;
+      await afterBatch?.();
     }
   }
 

@@ -131,10 +131,20 @@ async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
     if (!(await service.stack.readModel.tryLease('projector', holder, 60_000))) {
       throw new CliError('a running service holds the projector lease; stop it before replaying');
     }
+    // Renewed while the log is replayed: a long replay must not let a service that starts
+    // meanwhile take the lease and project into a read model that is being rebuilt.
+    let renewedAt = Date.now();
+    const renew = async () => {
+      if (Date.now() - renewedAt < 15_000) return;
+      if (!(await service.stack.readModel.tryLease('projector', holder, 60_000))) {
+        throw new CliError('another process took the projector lease during the replay; stop every service and replay again');
+      }
+      renewedAt = Date.now();
+    };
     try {
       const started = Date.now();
       await service.stack.readModel.reset();
-      const applied = await service.projector.catchUp();
+      const applied = await service.projector.catchUp(renew);
       console.log(`replayed ${plural(applied, 'event')} in ${Date.now() - started} ms`);
     } finally {
       await service.stack.readModel.releaseLease('projector', holder);

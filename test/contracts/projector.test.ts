@@ -74,6 +74,24 @@ it('catches up in large batches to what one event at a time gives, however large
   }
 }, 60_000);
 
+it('runs the catch-up hook after each committed batch, and a hook that throws stops the catch-up', async () => {
+  const events = await logOf(timed);
+  const { model, commits } = counted(readModel());
+  const seen: number[] = [];
+  await new Projector(events, model, { holder: 'test', catchUpStreams: 150 }).catchUp(async () => {
+    seen.push(commits());
+  });
+  // Once per batch, each time after its commit (what `sites replay` renews its lease in).
+  expect(seen).toEqual(Array.from({ length: commits() }, (_, i) => i + 1));
+
+  const other = counted(readModel());
+  const stopped = new Projector(events, other.model, { holder: 'test', catchUpStreams: 150 }).catchUp(async () => {
+    throw new Error('lease lost');
+  });
+  await expect(stopped).rejects.toThrow('lease lost');
+  expect(other.commits()).toBe(1);
+}, 60_000);
+
 it('projects in the live loop what one event at a time gives; read-your-writes resolves', async () => {
   const expected = await reference();
   const half = Math.floor(timed.length / 2);

@@ -9,6 +9,30 @@ const CONCURRENCY = 16;
 export type StoredFile = { readonly path: string; readonly put: PutResult };
 
 /**
+ * An archive entry's bytes as the archive stores them (raw deflate data or the content
+ * itself) and what the archive declares of the content. host/archive yields small zip
+ * entries so: a store that can `putArchived` inflates and checks them on its own threads;
+ * any other consumer reads the content, which is then inflated and checked on this one.
+ */
+export type Archived = {
+  /** Valid only until the archive's next entry is asked for: copy it or use it before. */
+  readonly bytes: Uint8Array;
+  readonly deflated: boolean;
+  readonly size: number;
+  readonly crc32: number;
+  /** The error to throw when the content is not what the archive declares. */
+  readonly corrupt: (reason: string) => Error;
+};
+export type ArchivedContent = AsyncIterable<Buffer> & { readonly archived: Archived };
+
+/**
+ * What a blob store may add to the port: storing an `Archived` whose bytes it copies before
+ * returning, failing with code ERR_CONTENT_MISMATCH (and a reason) when the content is not
+ * what was declared. The folder store has it (its writer threads inflate and hash).
+ */
+export type ArchivedPut = { putArchived(archived: Archived): Promise<PutResult> };
+
+/**
  * A file whose content is already in the store under its digest (an incremental deploy,
  * spec §10, uploaded it or the site held it): it joins the manifest without being read.
  */
@@ -26,6 +50,7 @@ export async function storeFiles(
   files: AsyncIterable<{ path: string; content: Readable | AsyncIterable<Uint8Array> } | AlreadyStored>,
   onStored: (file: StoredFile) => void,
 ): Promise<void> {
+  const unpacking = 'putArchived' in blobs ? (blobs as BlobStore & ArchivedPut) : undefined;
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
   const track = (p: Promise<void>) => {
@@ -39,6 +64,19 @@ export async function storeFiles(
       if (failure) break;
       if ('stored' in file) {
         onStored({ path: file.path, put: { ...file.stored, created: false } });
+        continue;
+      }
+      const archived = unpacking && (file.content as Partial<ArchivedContent>).archived;
+      if (archived) {
+        const { path } = file;
+        const { corrupt } = archived;
+        track(
+          unpacking.putArchived(archived).then(
+            (put) => onStored({ path, put }),
+            (err: { code?: string; message?: string }) => Promise.reject(err?.code === 'ERR_CONTENT_MISMATCH' ? corrupt(String(err.message)) : err),
+          ),
+        );
+        while (inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
         continue;
       }
       const head = await readHead(file.content);

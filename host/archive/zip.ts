@@ -3,13 +3,14 @@ import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { InsufficientStorageError, TooLargeError, ValidationError } from '../../domain/errors.ts';
 import { addBytes, archiveError, countEntry, countingTransform, createBudget, type Budget } from './budget.ts';
 import { BlockReader } from './block-reader.ts';
 import { createPathRegistry, shown } from './paths.ts';
-import { handOver, SMALL_ENTRY, type ArchiveEntry, type ArchiveLimits } from './types.ts';
+import type { ArchivedContent } from '../../app/publish/store-files.ts';
+import { archivedContent } from './archived.ts';
+import { SMALL_ENTRY, type ArchiveEntry, type ArchiveLimits } from './types.ts';
 
 // Unix file types in the high 16 bits of a zip entry's external attributes.
 const S_IFMT = 0o170000;
@@ -108,11 +109,11 @@ export async function* readZip(
           `archive entry ${shown(path)} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`,
         );
       }
-      // Small entries (compressed and declared size both within SMALL_ENTRY) are read whole
-      // and inflated in one synchronous call, bounded by their declared size: no stream, no
-      // trip through the thread pool. Larger ones stream.
+      // Small entries (compressed and declared size both within SMALL_ENTRY) are handed over
+      // as stored, to be inflated in one synchronous call bounded by their declared size: no
+      // stream, no trip through the thread pool. Larger ones stream.
       if (entry.compressedSize <= SMALL_ENTRY && entry.uncompressedSize <= SMALL_ENTRY) {
-        yield { path, content: handOver(await readSmallEntry(zip, reader, entry, path, budget)) };
+        yield { path, content: await readSmallEntry(zip, reader, entry, path, budget) };
         continue;
       }
       let raw: Readable;
@@ -144,11 +145,12 @@ export async function* readZip(
 }
 
 /**
- * One small entry, whole: its stored bytes, or its deflate stream inflated in one call
- * that may produce at most the declared size (a bomb hits that bound, not our memory).
- * The size, the running budget and the CRC-32 are checked before anyone sees a byte.
+ * One small entry, as stored: a view of its bytes in the spooled file, counted against
+ * the budget by its declared size. Whoever takes it inflates it into exactly that many
+ * bytes and checks the CRC-32 (archived.ts, or the folder store's writer threads), so the
+ * bytes counted are the bytes produced, or the entry fails.
  */
-async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.Entry, path: string, budget: Budget): Promise<Buffer> {
+async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.Entry, path: string, budget: Budget): Promise<ArchivedContent> {
   let raw: Buffer;
   try {
     const start = await dataStart(zip, entry);
@@ -157,29 +159,12 @@ async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.E
     throw archiveError(error, 'zip');
   }
   if (raw.length < entry.compressedSize) throw new ValidationError(`the zip archive is truncated inside entry ${shown(path)}`);
-  let bytes: Buffer;
-  if (entry.compressionMethod === 0) {
-    bytes = Buffer.from(raw); // a copy: `raw` may be a view of the reader's cached block
-  } else {
-    try {
-      // One output buffer one byte larger than declared: a conforming entry inflates in a
-      // single call into it (the default 16 KiB chunks would allocate several and concatenate
-      // them: three times the garbage per file), and a longer one overshoots the bound.
-      bytes = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize), chunkSize: Math.max(64, entry.uncompressedSize + 1) });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new ValidationError(`the zip archive is corrupt: entry ${shown(path)} inflates to more than its declared ${entry.uncompressedSize} bytes`);
-      }
-      throw archiveError(error, 'zip');
-    }
-  }
-  if (bytes.length !== entry.uncompressedSize) {
-    throw new ValidationError(`the zip archive is corrupt: entry ${shown(path)} has ${bytes.length} bytes, not the declared ${entry.uncompressedSize}`);
-  }
-  const overBudget = addBytes(budget, bytes.length, path);
+  const deflated = entry.compressionMethod === 8;
+  const corrupt = (reason: string) => new ValidationError(`the zip archive is corrupt: entry ${shown(path)} ${reason}`);
+  if (!deflated && raw.length !== entry.uncompressedSize) throw corrupt(`has ${raw.length} bytes, not the declared ${entry.uncompressedSize}`);
+  const overBudget = addBytes(budget, entry.uncompressedSize, path);
   if (overBudget) throw overBudget;
-  if (crc32(bytes) !== entry.crc32) throw new ValidationError(`the zip archive is corrupt: entry ${shown(path)} fails its CRC-32 check`);
-  return bytes;
+  return archivedContent({ bytes: raw, deflated, size: entry.uncompressedSize, crc32: entry.crc32, corrupt });
 }
 
 async function spool(body: AsyncIterable<Buffer>, file: string): Promise<void> {

@@ -4,6 +4,7 @@ import { link, mkdir, opendir, readFile, rename, stat, unlink } from 'node:fs/pr
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
+import type { ArchivedPut } from '../../app/publish/store-files.ts';
 import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
 import { openSmallBlobWriter } from './small-writer.ts';
 import { assertBlobHash, assertRange, mapStorageError, rejectUnexpected, removeStaleTemp, spoolToTemp, STALE_TEMP_MS } from './spool.ts';
@@ -41,7 +42,7 @@ export const cleanupTemp = (dir: string, maxAgeMs = STALE_TEMP_MS): Promise<numb
  * manifest only once its write returned. Temp files left by a crashed process are removed
  * at open once they are stale.
  */
-export function openFolderBlobStore(dir: string): BlobStore {
+export function openFolderBlobStore(dir: string): BlobStore & ArchivedPut {
   const tmpDir = join(dir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   prepareLayout(dir);
@@ -101,6 +102,17 @@ export function openFolderBlobStore(dir: string): BlobStore {
       const size = bytes.byteLength;
       try {
         const { hash, created } = await smallWriter.write(bytes);
+        return { hash, size, created };
+      } catch (err) {
+        throw mapStorageError(err, 'writing a blob');
+      }
+    },
+
+    async putArchived({ bytes, deflated, size, crc32 }): Promise<PutResult> {
+      // The writer copies the bytes before this awaits: they may be a view the archive
+      // reader reuses for its next entry.
+      try {
+        const { hash, created } = await smallWriter.write(bytes, { deflated, size, crc32 });
         return { hash, size, created };
       } catch (err) {
         throw mapStorageError(err, 'writing a blob');

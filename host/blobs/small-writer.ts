@@ -2,13 +2,17 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../root.ts';
 
+/** What an archive declares of an entry's bytes: deflated or stored, their size and CRC-32 once inflated. */
+export type Declared = { readonly deflated: boolean; readonly size: number; readonly crc32: number };
+
 export type SmallBlobWriter = {
   /**
    * Hashes and stores `bytes` as a blob; `created` is false when it was stored already.
-   * The bytes are copied before this returns its promise's first await, so the caller may
-   * reuse them at once.
+   * With `declared`, `bytes` is an archive entry as stored (raw deflate data or the content
+   * itself), inflated and checked on the writer thread: exactly `size` bytes with that
+   * CRC-32, or it fails with code ERR_CONTENT_MISMATCH and stores nothing. The bytes are copied before this returns, so the caller may reuse them at once.
    */
-  write(bytes: Uint8Array): Promise<{ hash: string; created: boolean }>;
+  write(bytes: Uint8Array, declared?: Declared): Promise<{ hash: string; created: boolean }>;
   close(): Promise<void>;
 };
 
@@ -62,7 +66,6 @@ export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWrite
     if (waiter) waiter(slot);
     else freeSlots.push(slot);
   };
-  const acquireSlot = (): Promise<number> | number => freeSlots.pop() ?? new Promise((resolve) => slotWaiters.push(resolve));
 
   const settle = (id: number): Pending | undefined => {
     const p = pending.get(id);
@@ -114,7 +117,7 @@ export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWrite
   /** The thread with the fewest writes out (the first on a tie, so a lone write starts one thread only). */
   const pick = (): Thread => threads.reduce((best, t) => (t.pending < best.pending ? t : best));
 
-  function send(message: { id: number; slot?: number; length?: number; bytes?: Uint8Array }, p: Pending, transfer: ArrayBuffer[] = []) {
+  function send(message: { id: number; slot?: number; length?: number; bytes?: Uint8Array; declared?: Declared }, p: Pending, transfer: ArrayBuffer[] = []) {
     const { thread } = p;
     const worker = (thread.worker ??= start(thread));
     pending.set(message.id, p);
@@ -123,19 +126,25 @@ export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWrite
   }
 
   return {
-    async write(bytes) {
+    write(bytes, declared) {
       const id = nextId++;
+      const memory = allocate();
+      const free = bytes.byteLength <= SLOT_BYTES ? freeSlots.pop() : undefined;
+      if (free !== undefined) {
+        new Uint8Array(memory, free * SLOT_BYTES, bytes.byteLength).set(bytes);
+        return new Promise((resolve, reject) => send({ id, slot: free, length: bytes.byteLength, declared }, { resolve, reject, slot: free, thread: pick() }));
+      }
+      // A copy of our own, now: the caller may reuse its bytes as soon as this returns.
+      const own = new Uint8Array(bytes.byteLength);
+      own.set(bytes);
       if (bytes.byteLength > SLOT_BYTES) {
         // Rare (a big manifest): handed over, not cloned — one copy here, none in transit.
-        const own = new Uint8Array(bytes.byteLength);
-        own.set(bytes);
-        return new Promise((resolve, reject) => send({ id, bytes: own }, { resolve, reject, thread: pick() }, [own.buffer]));
+        return new Promise((resolve, reject) => send({ id, bytes: own, declared }, { resolve, reject, thread: pick() }, [own.buffer]));
       }
-      const memory = allocate();
-      const waited = acquireSlot();
-      const slot = typeof waited === 'number' ? waited : await waited;
-      new Uint8Array(memory, slot * SLOT_BYTES, bytes.byteLength).set(bytes);
-      return new Promise((resolve, reject) => send({ id, slot, length: bytes.byteLength }, { resolve, reject, slot, thread: pick() }));
+      return new Promise<number>((resolve) => slotWaiters.push(resolve)).then((slot) => {
+        new Uint8Array(memory, slot * SLOT_BYTES, own.byteLength).set(own);
+        return new Promise((resolve, reject) => send({ id, slot, length: own.byteLength, declared }, { resolve, reject, slot, thread: pick() }));
+      });
     },
     async close() {
       const running = threads.flatMap((t) => (t.worker ? [t.worker] : []));

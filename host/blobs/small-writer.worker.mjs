@@ -18,6 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { crc32, inflateRawSync } from 'node:zlib';
 
 /** @type {{ dir: string, tmpDir: string, shared: SharedArrayBuffer, slotBytes: number, locks: SharedArrayBuffer }} */
 const { dir, tmpDir, shared, slotBytes, locks: lockMemory } = workerData;
@@ -123,11 +124,54 @@ function removeQuietly(path) {
   }
 }
 
+/**
+ * A zip entry as stored in the archive, inflated (when deflated) and checked here rather
+ * than on the main thread: exactly the declared size and CRC-32, or nothing is stored.
+ * @param {Uint8Array} raw @param {{ deflated: boolean, size: number, crc32: number }} declared
+ */
+function unpack(raw, declared) {
+  const bytes = declared.deflated ? inflate(raw, declared.size) : raw;
+  if (bytes.byteLength !== declared.size) throw mismatch(`has ${bytes.byteLength} bytes, not the declared ${declared.size}`);
+  if (crc32(bytes) !== declared.crc32) throw mismatch('fails its CRC-32 check');
+  return bytes;
+}
+
+/**
+ * Inflated buffers die as soon as they are written, but V8 frees a dead buffer only when it
+ * collects its young generation, which so little JavaScript here fills slowly: up to 32 MiB
+ * of them would pile up per thread. With --expose-gc (how the service runs; see
+ * host/gc-hint.ts) a young collection every 2 MiB inflated (about a millisecond each) keeps
+ * that to 2 MiB.
+ */
+const gc = /** @type {{ gc?: (options: { type: 'minor' }) => void }} */ (globalThis).gc;
+const GC_EVERY = 2 * 1024 * 1024;
+let inflatedSinceGc = 0;
+
+/** @param {Uint8Array} raw @param {number} size */
+function inflate(raw, size) {
+  inflatedSinceGc += size;
+  if (inflatedSinceGc >= GC_EVERY && typeof gc === 'function') {
+    inflatedSinceGc = 0;
+    gc({ type: 'minor' }); // before this entry's buffer exists: frees the previous ones
+  }
+  try {
+    // One output buffer one byte larger than declared: a conforming entry inflates in one
+    // call into it, and a longer one overshoots the bound (so a bomb stops there).
+    return inflateRawSync(raw, { maxOutputLength: Math.max(1, size), chunkSize: Math.max(64, size + 1) });
+  } catch (err) {
+    const e = /** @type {NodeJS.ErrnoException} */ (err);
+    throw mismatch(e.code === 'ERR_BUFFER_TOO_LARGE' ? `inflates to more than its declared ${size} bytes` : `does not inflate (${e.message})`);
+  }
+}
+
+/** @param {string} message */
+const mismatch = (message) => Object.assign(new Error(message), { code: 'ERR_CONTENT_MISMATCH' });
+
 // A message names a slot of the shared buffer (small blobs) or carries its own bytes.
-parentPort.on('message', (/** @type {{ id: number, slot?: number, length?: number, bytes?: Uint8Array }} */ m) => {
+parentPort.on('message', (/** @type {{ id: number, slot?: number, length?: number, bytes?: Uint8Array, declared?: { deflated: boolean, size: number, crc32: number } }} */ m) => {
   try {
     const bytes = m.bytes ?? new Uint8Array(shared, (m.slot ?? 0) * slotBytes, m.length);
-    parentPort.postMessage({ id: m.id, ...store(bytes) });
+    parentPort.postMessage({ id: m.id, ...store(m.declared ? unpack(bytes, m.declared) : bytes) });
   } catch (err) {
     const e = /** @type {NodeJS.ErrnoException} */ (err);
     parentPort.postMessage({ id: m.id, error: { message: e.message, code: e.code } });

@@ -1,0 +1,48 @@
+import { crc32, inflateRawSync } from 'node:zlib';
+import type { Archived, ArchivedContent } from '../../app/publish/store-files.ts';
+import { handOver } from './types.ts';
+
+/**
+ * A small zip entry handed over as the archive stores it (see `Archived`): the folder
+ * store's writer threads inflate, check and hash it, so the main thread neither inflates
+ * nor allocates a buffer per file. Read as a stream instead, it is inflated and checked
+ * here, once, when first read.
+ */
+export function archivedContent(archived: Archived): ArchivedContent {
+  return {
+    archived,
+    [Symbol.asyncIterator]: () => {
+      let bytes: Buffer | undefined;
+      try {
+        bytes = unpack(archived);
+      } catch (error) {
+        return { next: () => Promise.reject(error) };
+      }
+      return handOver(bytes)[Symbol.asyncIterator]();
+    },
+  };
+}
+
+/**
+ * The content, inflated into one buffer that cannot grow past the declared size (a bomb
+ * hits that bound, not our memory), then its size and CRC-32 checked.
+ */
+function unpack({ bytes: raw, deflated, size, crc32: expected, corrupt }: Archived): Buffer {
+  let bytes: Buffer;
+  if (!deflated) {
+    bytes = Buffer.from(raw); // a copy: `raw` may be a view of the reader's cached block
+  } else {
+    try {
+      // One output buffer one byte larger than declared: a conforming entry inflates in a
+      // single call into it (the default 16 KiB chunks would allocate several and concatenate
+      // them: three times the garbage per file), and a longer one overshoots the bound.
+      bytes = inflateRawSync(raw, { maxOutputLength: Math.max(1, size), chunkSize: Math.max(64, size + 1) });
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      throw corrupt(e.code === 'ERR_BUFFER_TOO_LARGE' ? `inflates to more than its declared ${size} bytes` : `does not inflate (${e.message})`);
+    }
+  }
+  if (bytes.length !== size) throw corrupt(`has ${bytes.length} bytes, not the declared ${size}`);
+  if (crc32(bytes) !== expected) throw corrupt('fails its CRC-32 check');
+  return bytes;
+}

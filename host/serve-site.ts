@@ -88,9 +88,15 @@ type Route = {
   /** By coding ('' for none): the headers of the 200/404 answer with the whole body, Content-Length included. */
   readonly answers: Map<string, { readonly length: number; readonly headers: string[] }>;
 };
-const routes = new WeakMap<Manifest, Map<string, Route>>();
-/** URLs remembered per revision: any URL may be asked (query strings, typos), so the map is bounded. */
-const ROUTES_MAX = 1024;
+let routes = new WeakMap<Manifest, Map<string, Route>>();
+/**
+ * Any URL may be asked (query strings, typos, probes), so what is remembered is bounded:
+ * URLs up to URL_MAX characters, ROUTES_MAX of them over all revisions (then all are
+ * forgotten at once); longer URLs are resolved each time.
+ */
+const URL_MAX = 1024;
+const ROUTES_MAX = 10_000;
+let remembered = 0;
 
 /** A remembered route, without waiting for anything: the common case. */
 const knownRoute = (manifest: Manifest, url: string): Route | undefined => routes.get(manifest)?.get(url);
@@ -100,9 +106,13 @@ async function newRoute(blobs: BlobStore, manifest: Manifest, url: string): Prom
   const [urlPath, search] = q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q)];
   const rules = await rulesOf(blobs, manifest);
   const route: Route = { resolved: resolveRequest(manifest, rules, urlPath, search), siteHeaders: rules?.headers.for(decodedPath(urlPath)), answers: new Map() };
+  if (url.length > URL_MAX) return route;
+  if (++remembered > ROUTES_MAX) {
+    routes = new WeakMap();
+    remembered = 1;
+  }
   let known = routes.get(manifest);
   if (!known) routes.set(manifest, (known = new Map()));
-  if (known.size >= ROUTES_MAX) known.clear();
   known.set(url, route);
   return route;
 }

@@ -64,7 +64,11 @@ export interface ReadModel {
   apply(events: readonly Recorded[], checkpoint: string): Promise<void>;
   /** Starts a batch at the current checkpoint (see ProjectionBatch): what catch-up and replay use. */
   beginBatch(): Promise<ProjectionBatch>;
-  /** Last revision of `stream` applied to the read model, -1 when none: read-your-writes waits on it. */
+  /**
+   * Last revision of `stream` applied to the read model and committed with a checkpoint, -1
+   * when none: read-your-writes waits on it, so once it answers, `checkpoint()` covers the
+   * events and caches keyed by the checkpoint see them.
+   */
   streamRevision(stream: string): Promise<number>;
 
   /** The live or quarantined site at this full path. */

@@ -10,11 +10,9 @@ type Entry = { readonly checkpoint: string | undefined; readonly body: Buffer };
  * write that returned before (its events projected, on this instance or any other) has
  * moved it, and the next answer is computed afresh. A body is stored only if the
  * checkpoint did not move while it was computed, so it never stands for a later
- * position than the one it saw. This holds for a read model that moves its checkpoint in
- * the transaction that changes the documents (SQLite). One that writes the documents
- * first and the checkpoint after (the MongoDB adapter today) leaves a window of that one
- * write in which an answer from the previous checkpoint can be served; the site server's
- * document cache shares it.
+ * position than the one it saw. A read model that writes the documents first and moves
+ * the checkpoint after (MongoDB) counts a write as applied (`streamRevision`, what a
+ * command waits on) only once the checkpoint has moved, so the rule holds there too.
  *
  * Keys must name everything else the answer depends on. Bodies are bounded by their total
  * bytes, least recently used first out; one key holds one body (that of the latest

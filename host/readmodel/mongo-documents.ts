@@ -14,6 +14,11 @@ export type StreamDocument = {
   _id: string;
   kind: DocKind;
   revision: number;
+  /**
+   * The checkpoint version the batch that wrote this document commits as: until the
+   * checkpoint reaches it, the document is written but not yet committed (`streamRevision`).
+   */
+  committedAt?: number;
   doc: StreamRecord['doc'];
   // Sites
   path?: string;

@@ -78,7 +78,7 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
       async commit(checkpoint) {
         // Documents first, then the checkpoint: a crash in between leaves documents ahead
         // of the checkpoint, which the revision guards make harmless when the events come again.
-        await writeChanges(streams, fold.changes());
+        await writeChanges(streams, fold.changes(), (before?.version ?? 0) + 1);
         await compareAndSetCheckpoint(checkpoints, before, checkpoint);
       },
     };
@@ -98,7 +98,15 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
     beginBatch,
 
     async streamRevision(stream) {
-      return (await streams.findOne({ _id: stream }, { projection: { revision: 1 } }))?.revision ?? -1;
+      // Documents are written before the checkpoint moves; one whose batch has not committed
+      // yet does not count, so a command answers only once the checkpoint covers its events,
+      // and caches keyed by the checkpoint (the listing, the site server) cannot miss them.
+      const [found, at] = await Promise.all([
+        streams.findOne({ _id: stream }, { projection: { revision: 1, committedAt: 1 } }),
+        checkpoints.findOne({ _id: CHECKPOINT_ID }, { projection: { version: 1 } }),
+      ]);
+      if (!found) return -1;
+      return found.committedAt !== undefined && found.committedAt > (at?.version ?? 0) ? -1 : found.revision;
     },
 
     getSite: (path) => docOf<SiteDoc>({ path }),
@@ -215,12 +223,12 @@ async function loadStreams(streams: Collection<StreamDocument>, ids: readonly st
  * raced by another projector, never moves a document backwards; unordered, the server
  * applies the writes of one command in any order and in parallel.
  */
-async function writeChanges(streams: Collection<StreamDocument>, changes: readonly StreamChange[]): Promise<void> {
+async function writeChanges(streams: Collection<StreamDocument>, changes: readonly StreamChange[], committedAt: number): Promise<void> {
   for (let i = 0; i < changes.length; i += WRITE_CHUNK) {
     const writes: AnyBulkWriteOperation<StreamDocument>[] = changes.slice(i, i + WRITE_CHUNK).map(({ after }) => ({
       replaceOne: {
         filter: { _id: after.stream, revision: { $lt: after.revision } },
-        replacement: toStreamDocument(after),
+        replacement: { ...toStreamDocument(after), committedAt },
         upsert: true,
       },
     }));

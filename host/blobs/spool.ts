@@ -61,9 +61,13 @@ export async function spoolToTemp(source: Readable | AsyncIterable<Uint8Array>, 
       yield bytes;
     }
   }
+  const file = createWriteStream(path, { flags: 'wx' });
   try {
-    await pipeline(source as AsyncIterable<Uint8Array>, hashing, createWriteStream(path, { flags: 'wx' }));
+    await pipeline(source as AsyncIterable<Uint8Array>, hashing, file);
   } catch (err) {
+    // A source that fails at once can reject the pipeline before the file is even open; the
+    // stream still opens (creating the file) and closes after, so wait for that first.
+    if (!file.closed) await new Promise<void>((done) => file.once('close', () => done()));
     await unlink(path).catch(() => undefined);
     throw mapStorageError(err, 'writing a blob');
   }

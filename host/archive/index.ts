@@ -23,7 +23,8 @@ export function detectFormat(firstBytes: Buffer): ArchiveFormat | undefined {
 
 /**
  * Detects the format from the first bytes (gzip 1f 8b → tar.gz; "PK\x03\x04" (or empty zip "PK\x05\x06") → zip;
- * anything else → UnsupportedMediaTypeError), then yields every regular file entry in archive order.
+ * anything else → UnsupportedMediaTypeError), then yields every regular file entry: in archive order,
+ * except that a zip's small entries come while its upload arrives and the others after them.
  * The consumer must fully read (or destroy) each entry's `content` before asking for the next one.
  * Paths are normalised relative POSIX paths ("a/b.css"; leading "./" removed); directory entries are not yielded
  * but count toward maxEntries.

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { InsufficientStorageError, TooLargeError, ValidationError } from '../../domain/errors.ts';
+import { isOutOfSpace } from '../blobs/spool.ts';
 import { addBytes, archiveError, countEntry, countingTransform, createBudget, type Budget } from './budget.ts';
 import { BlockReader } from './block-reader.ts';
-import { createPathRegistry, shown } from './paths.ts';
+import { createPathRegistry, shown, type PathRegistry } from './paths.ts';
+import { SpoolWriter } from './spool-file.ts';
+import { LocalEntries, type LocalEntry } from './zip-local.ts';
 import type { ArchivedContent } from '../../app/publish/store-files.ts';
 import { archivedContent } from './archived.ts';
 import { SMALL_ENTRY, type ArchiveEntry, type ArchiveLimits } from './types.ts';
@@ -48,6 +50,14 @@ const openEntry = (zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> =>
 /**
  * A zip's central directory is at its end, so the upload is spooled to a temporary file
  * in `tmpDir` (on disk, never in memory) and read with yauzl. The file is always removed.
+ *
+ * While it arrives, its local headers are walked (zip-local.ts) and the plain small
+ * entries among them handed over at once, so storing overlaps the upload instead of
+ * following it. The central directory stays the authority: once all is here it must list
+ * each of those entries, at the same offset, with the same name and header fields, as a
+ * regular file; an entry it does not list, or lists otherwise, fails the archive. The
+ * entries not handed over early (folders, empty or large files, whatever followed a
+ * header the walk could not read past) are read from the spool file as before.
  */
 export async function* readZip(
   body: AsyncIterable<Buffer>,
@@ -59,13 +69,30 @@ export async function* readZip(
   let opened: yauzl.ZipFile | undefined;
   let handle: FileHandle | undefined;
   let content: Readable | undefined;
+  const budget = createBudget(limits, () => {});
+  const registry = createPathRegistry();
+  /** Entries handed over while streaming, by local header offset, until the directory lists them. */
+  const early = new Map<number, Early>();
   try {
-    await spool(body, file);
+    let size: number;
+    try {
+      // Created before anything streams, so the cleanup below always finds it.
+      handle = await open(file, 'wx+');
+      const spool = new SpoolWriter(handle);
+      const locals = new LocalEntries();
+      for await (const chunk of body) {
+        await spool.write(chunk);
+        for (const local of locals.push(chunk)) yield handOverEarly(local, budget, registry, early);
+      }
+      size = await spool.end();
+    } catch (error) {
+      if (isOutOfSpace(error)) throw new InsufficientStorageError('no space left to store the uploaded zip archive');
+      throw archiveError(error, 'zip');
+    }
     let zip: ZipFile3;
     let reader: BlockReader;
     try {
-      handle = await open(file, 'r');
-      reader = new BlockReader(handle, file, (await handle.stat()).size);
+      reader = new BlockReader(handle, file, size);
       zip = opened = await openZip(reader, {
         lazyEntries: true,
         autoClose: false,
@@ -81,8 +108,6 @@ export async function* readZip(
     }
     let failure: Error | undefined;
     zip.on('error', (error: Error) => (failure ??= archiveError(error, 'zip')));
-    const budget = createBudget(limits, () => {});
-    const registry = createPathRegistry();
     for (;;) {
       const entry = await nextEntry(zip, () => failure);
       if (!entry) break;
@@ -92,13 +117,20 @@ export async function* readZip(
         entry.extraFields,
         true, // strict: keep backslashes so they are refused, not silently turned into '/'
       );
-      countEntry(budget, name);
+      const handedOver = early.get(entry.relativeOffsetOfLocalHeader);
+      if (!handedOver) countEntry(budget, name); // the early ones were counted as they came
       const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
       const forbidden = FORBIDDEN_MODES[mode];
       if (forbidden) {
         throw new ValidationError(`archive entry ${shown(name)} is ${forbidden}; only regular files and directories are allowed`);
       }
-      if (name.endsWith('/') || mode === S_IFDIR || (mode === 0 && (entry.externalFileAttributes & MSDOS_DIRECTORY) !== 0)) {
+      const directory = name.endsWith('/') || mode === S_IFDIR || (mode === 0 && (entry.externalFileAttributes & MSDOS_DIRECTORY) !== 0);
+      if (handedOver) {
+        if (directory || !sameEntry(entry, name, handedOver)) throw differs(name);
+        early.delete(entry.relativeOffsetOfLocalHeader); // a second record of it is read as any other
+        continue;
+      }
+      if (directory) {
         registry.addDirectory(name);
         continue;
       }
@@ -136,6 +168,9 @@ export async function* readZip(
       if (failure) throw failure;
     }
     if (failure) throw failure;
+    for (const missing of early.values()) {
+      throw new ValidationError(`the zip archive is corrupt: its central directory does not list entry ${shown(missing.name)}`);
+    }
   } finally {
     content?.destroy();
     opened?.close();
@@ -143,6 +178,36 @@ export async function* readZip(
     await rm(file, { force: true });
   }
 }
+
+/** What an entry handed over early declared in its local header (checked against the directory). */
+type Early = { name: string; flags: number; method: number; crc32: number; compressedSize: number; size: number };
+
+/** An entry found while streaming: counted, its path checked, its declared size budgeted. */
+function handOverEarly(local: LocalEntry, budget: Budget, registry: PathRegistry, early: Map<number, Early>): ArchiveEntry {
+  const name = getFileNameLowLevel(local.flags, local.nameRaw, [], true);
+  countEntry(budget, name);
+  const path = registry.addFile(name);
+  const overBudget = addBytes(budget, local.size, path);
+  if (overBudget) throw overBudget;
+  const { flags, method, crc32, compressedSize, size } = local;
+  early.set(local.offset, { name, flags, method, crc32, compressedSize, size });
+  const corrupt = (reason: string) => new ValidationError(`the zip archive is corrupt: entry ${shown(path)} ${reason}`);
+  return { path, content: archivedContent({ bytes: local.data, deflated: method === 8, size, crc32, corrupt }) };
+}
+
+function sameEntry(entry: yauzl.Entry, name: string, early: Early): boolean {
+  return (
+    name === early.name &&
+    entry.generalPurposeBitFlag === early.flags &&
+    entry.compressionMethod === early.method &&
+    entry.crc32 === early.crc32 &&
+    entry.compressedSize === early.compressedSize &&
+    entry.uncompressedSize === early.size
+  );
+}
+
+const differs = (name: string) =>
+  new ValidationError(`the zip archive is corrupt: entry ${shown(name)} differs between its local header and the central directory`);
 
 /**
  * One small entry, as stored: a view of its bytes in the spooled file, counted against
@@ -165,20 +230,6 @@ async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.E
   const overBudget = addBytes(budget, entry.uncompressedSize, path);
   if (overBudget) throw overBudget;
   return archivedContent({ bytes: raw, deflated, size: entry.uncompressedSize, crc32: entry.crc32, corrupt });
-}
-
-async function spool(body: AsyncIterable<Buffer>, file: string): Promise<void> {
-  try {
-    // Created before anything streams, so the caller's cleanup always finds it (a write
-    // stream opening its file lazily could create it after a failed pipeline was cleaned up).
-    const out = await open(file, 'wx');
-    await pipeline(Readable.from(body, { objectMode: false }), out.createWriteStream());
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOSPC') {
-      throw new InsufficientStorageError('no space left to store the uploaded zip archive');
-    }
-    throw archiveError(error, 'zip');
-  }
 }
 
 /** Asks yauzl for the next central-directory entry; undefined at the end. */

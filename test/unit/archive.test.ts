@@ -124,7 +124,9 @@ describe.each(formats)('readArchive $format', ({ format, make }) => {
         for await (const chunk of entry.content) seen.push(chunk.toString());
       }
     }
-    expect(seen).toEqual(['big.bin', 'ignored.bin', 'index.html', 'after']);
+    // A zip's small entries are handed over as the upload arrives; its larger ones follow
+    // from the spool file once the central directory is read.
+    expect(seen).toEqual(format === 'zip' ? ['index.html', 'after', 'big.bin', 'ignored.bin'] : ['big.bin', 'ignored.bin', 'index.html', 'after']);
   });
 
   it('cleans up when the consumer stops early', async () => {
@@ -332,7 +334,7 @@ describe('readArchive: zip specifics', () => {
         { name: 'stored.txt', data: plain, method: 0 },
         { name: 'deflated.txt', data: plain },
       ]);
-      const read = await readAll(zip, limits);
+      const read = (await readAll(zip, limits)).sort((a, b) => (a.path === 'pad.bin' ? -1 : b.path === 'pad.bin' ? 1 : 0));
       expect(read.map((e) => e.path)).toEqual(['pad.bin', 'stored.txt', 'deflated.txt']);
       expect(read[0]!.data.equals(padding)).toBe(true);
       expect(read[1]!.data.equals(plain)).toBe(true);

@@ -51,13 +51,32 @@ export async function storeFiles(
   onStored: (file: StoredFile) => void,
 ): Promise<void> {
   const unpacking = 'putArchived' in blobs ? (blobs as BlobStore & ArchivedPut) : undefined;
-  const inFlight = new Set<Promise<void>>();
+  // Writes out, counted; one waiter for a free place and one for the last to finish. (A set
+  // of promises raced per file allocated more than the rest of this loop: every file's
+  // garbage counts, because young collections then promote the upload's buffers.)
+  let inFlight = 0;
+  let wake: (() => void) | undefined;
   let failure: unknown;
-  const track = (p: Promise<void>) => {
-    const tracked = p.catch((err) => {
-      failure ??= err;
-    }).finally(() => inFlight.delete(tracked));
-    inFlight.add(tracked);
+  const settled = () => {
+    inFlight -= 1;
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+  const failed = (err: unknown) => {
+    failure ??= err;
+    settled();
+  };
+  const stored = (report: () => void) => {
+    try {
+      report();
+    } catch (err) {
+      return failed(err);
+    }
+    settled();
+  };
+  const room = async (limit: number) => {
+    while (inFlight > limit) await new Promise<void>((resolve) => (wake = resolve));
   };
   try {
     for await (const file of files) {
@@ -70,13 +89,12 @@ export async function storeFiles(
       if (archived) {
         const { path } = file;
         const { corrupt } = archived;
-        track(
-          unpacking.putArchived(archived).then(
-            (put) => onStored({ path, put }),
-            (err: { code?: string; message?: string }) => Promise.reject(err?.code === 'ERR_CONTENT_MISMATCH' ? corrupt(String(err.message)) : err),
-          ),
+        inFlight += 1;
+        unpacking.putArchived(archived).then(
+          (put) => stored(() => onStored({ path, put })),
+          (err: { code?: string; message?: string }) => failed(err?.code === 'ERR_CONTENT_MISMATCH' ? corrupt(String(err.message)) : err),
         );
-        while (inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
+        await room(CONCURRENCY - 1);
         continue;
       }
       const head = await readHead(file.content);
@@ -84,8 +102,9 @@ export async function storeFiles(
         // The callback holds the path only, not `file`: its content stream still references
         // the bytes, which should become garbage as soon as the store has copied them.
         const path = file.path;
-        track(blobs.putBytes(head.bytes).then((put) => onStored({ path, put })));
-        while (inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
+        inFlight += 1;
+        blobs.putBytes(head.bytes).then((put) => stored(() => onStored({ path, put })), failed);
+        await room(CONCURRENCY - 1);
       } else {
         const put = await blobs.put(prepend(head.bytes, head.rest));
         onStored({ path: file.path, put });
@@ -94,7 +113,7 @@ export async function storeFiles(
   } catch (err) {
     failure ??= err;
   }
-  await Promise.all(inFlight);
+  await room(0);
   if (failure) throw failure;
 }
 

@@ -31,8 +31,14 @@ const THREADS = 2;
 /** Buckets of the shared per-hash lock (a collision only makes two writes wait in turn). */
 const LOCKS = 1024;
 
-type Reply = { id: number; hash: string; created: boolean; error?: undefined } | { id: number; error: { message: string; code?: string } };
-type Pending = { resolve: (r: { hash: string; created: boolean }) => void; reject: (e: unknown) => void; slot?: number; thread: Thread };
+/** Per slot in the shared header: length, kind (0 plain, 1 stored, 2 deflated), declared size, CRC-32. */
+const HEADER_INTS = 4;
+const HASH_BYTES = 32;
+
+/** A slot write is answered by a number (slot × 2 + created, its hash in the slot's header) or an error. */
+type SlotError = { slot: number; error: { message: string; code?: string } };
+type Reply = number[] | SlotError | { id: number; hash: string; created: boolean; error?: undefined } | { id: number; error: { message: string; code?: string } };
+type Pending = { resolve: (r: { hash: string; created: boolean }) => void; reject: (e: unknown) => void; thread: Thread };
 type Thread = { worker?: Worker; pending: number };
 
 /**
@@ -49,57 +55,83 @@ type Thread = { worker?: Worker; pending: number };
  * Why slots: the bytes go to a thread through 16 fixed slots of one SharedArrayBuffer
  * (4 MiB), not as a new buffer per file. Short-lived buffers are only freed when the
  * garbage collector notices them, and a publish of 40 MB made that tens of MB of resident
- * memory. A thread starts on first use and lets the process exit when idle.
+ * memory. The message itself is the slot's number (length, kind, declared size and CRC-32
+ * sit in a header beside the slots), and a thread answers all the writes it found waiting
+ * in one message carrying their slots (hashes in the headers): objects cloned per file were
+ * a good part of the main thread's garbage, and each message wakes it once more. A thread
+ * starts on first use and lets the process exit when idle.
  */
 export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWriter {
   const threads: Thread[] = Array.from({ length: THREADS }, () => ({ pending: 0 }));
-  let shared: SharedArrayBuffer | undefined;
-  let locks: SharedArrayBuffer | undefined;
+  let memory: { shared: SharedArrayBuffer; header: Int32Array; hashes: Buffer; locks: SharedArrayBuffer } | undefined;
   let nextId = 0;
-  const pending = new Map<number, Pending>();
+  /** Writes out through a slot, by slot; and the rare ones handed over whole, by id. */
+  const bySlot: (Pending | undefined)[] = new Array(SLOTS).fill(undefined);
+  const byId = new Map<number, Pending>();
   const freeSlots: number[] = [];
   const slotWaiters: ((slot: number) => void)[] = [];
 
-  const releaseSlot = (slot: number | undefined) => {
-    if (slot === undefined) return;
+  const done = (p: Pending) => {
+    if (--p.thread.pending === 0) p.thread.worker?.unref();
+  };
+  const settleSlot = (slot: number): Pending | undefined => {
+    const p = bySlot[slot];
+    if (!p) return undefined;
+    bySlot[slot] = undefined;
     const waiter = slotWaiters.shift();
     if (waiter) waiter(slot);
     else freeSlots.push(slot);
+    done(p);
+    return p;
   };
-
-  const settle = (id: number): Pending | undefined => {
-    const p = pending.get(id);
+  const settleId = (id: number): Pending | undefined => {
+    const p = byId.get(id);
     if (!p) return undefined;
-    pending.delete(id);
-    releaseSlot(p.slot);
-    if (--p.thread.pending === 0) p.thread.worker?.unref();
+    byId.delete(id);
+    done(p);
     return p;
   };
   const failAll = (thread: Thread, err: unknown) => {
-    for (const [id, p] of [...pending]) if (p.thread === thread) settle(id)!.reject(err);
+    for (let slot = 0; slot < SLOTS; slot++) if (bySlot[slot]?.thread === thread) settleSlot(slot)!.reject(err);
+    for (const [id, p] of [...byId]) if (p.thread === thread) settleId(id)!.reject(err);
   };
+  const asError = (error: { message: string; code?: string }) => Object.assign(new Error(error.message), { code: error.code });
 
-  function allocate(): SharedArrayBuffer {
-    if (!shared) {
-      shared = new SharedArrayBuffer(SLOT_BYTES * SLOTS);
-      locks = new SharedArrayBuffer(LOCKS * 4);
+  function allocate(): NonNullable<typeof memory> {
+    if (!memory) {
+      const shared = new SharedArrayBuffer(SLOT_BYTES * SLOTS + SLOTS * (HEADER_INTS * 4 + HASH_BYTES));
+      memory = {
+        shared,
+        header: new Int32Array(shared, SLOT_BYTES * SLOTS, SLOTS * HEADER_INTS),
+        hashes: Buffer.from(shared, SLOT_BYTES * SLOTS + SLOTS * HEADER_INTS * 4, SLOTS * HASH_BYTES),
+        locks: new SharedArrayBuffer(LOCKS * 4),
+      };
       for (let slot = SLOTS - 1; slot >= 0; slot--) freeSlots.push(slot);
     }
-    return shared;
+    return memory;
   }
 
   function start(thread: Thread): Worker {
-    allocate();
+    const { shared, locks } = allocate();
     const w = new Worker(join(projectRoot, 'host', 'blobs', 'small-writer.worker.mjs'), {
-      workerData: { dir, tmpDir, shared, slotBytes: SLOT_BYTES, locks },
+      workerData: { dir, tmpDir, shared, slots: SLOTS, slotBytes: SLOT_BYTES, locks },
       // It keeps nothing between messages: a small young generation is collected often and cheaply.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
     });
     w.on('message', (reply: Reply) => {
-      const p = settle(reply.id);
-      if (!p) return;
-      if (reply.error) p.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
-      else p.resolve({ hash: reply.hash, created: reply.created });
+      if (Array.isArray(reply)) {
+        const { hashes } = memory!;
+        for (const n of reply) {
+          const slot = n >> 1;
+          const hash = hashes.toString('hex', slot * HASH_BYTES, (slot + 1) * HASH_BYTES); // before the slot is reused
+          settleSlot(slot)?.resolve({ hash, created: (n & 1) === 1 });
+        }
+      } else if ('slot' in reply) settleSlot(reply.slot)?.reject(asError(reply.error));
+      else {
+        const p = settleId(reply.id);
+        if (reply.error) p?.reject(asError(reply.error));
+        else p?.resolve({ hash: reply.hash, created: reply.created });
+      }
     });
     // A crashed worker fails what it held; the next write to its place starts a fresh one.
     w.on('error', (err) => {
@@ -117,34 +149,46 @@ export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWrite
   /** The thread with the fewest writes out (the first on a tie, so a lone write starts one thread only). */
   const pick = (): Thread => threads.reduce((best, t) => (t.pending < best.pending ? t : best));
 
-  function send(message: { id: number; slot?: number; length?: number; bytes?: Uint8Array; declared?: Declared }, p: Pending, transfer: ArrayBuffer[] = []) {
-    const { thread } = p;
+  function post(thread: Thread, message: number | { id: number; bytes: Uint8Array; declared?: Declared }, transfer: ArrayBuffer[] = []) {
     const worker = (thread.worker ??= start(thread));
-    pending.set(message.id, p);
     if (++thread.pending === 1) worker.ref(); // keeps the process alive while a write is out
     worker.postMessage(message, transfer);
   }
 
+  /** Fills `slot` (bytes and header) and sends it: the message is the slot's number alone. */
+  function sendSlot(slot: number, bytes: Uint8Array, declared: Declared | undefined): Promise<{ hash: string; created: boolean }> {
+    const { shared, header } = memory!;
+    new Uint8Array(shared, slot * SLOT_BYTES, bytes.byteLength).set(bytes);
+    const at = slot * HEADER_INTS;
+    header[at] = bytes.byteLength;
+    header[at + 1] = declared ? (declared.deflated ? 2 : 1) : 0;
+    header[at + 2] = declared?.size ?? 0;
+    header[at + 3] = declared?.crc32 ?? 0;
+    const thread = pick();
+    return new Promise((resolve, reject) => {
+      bySlot[slot] = { resolve, reject, thread };
+      post(thread, slot);
+    });
+  }
+
   return {
     write(bytes, declared) {
-      const id = nextId++;
-      const memory = allocate();
+      allocate();
       const free = bytes.byteLength <= SLOT_BYTES ? freeSlots.pop() : undefined;
-      if (free !== undefined) {
-        new Uint8Array(memory, free * SLOT_BYTES, bytes.byteLength).set(bytes);
-        return new Promise((resolve, reject) => send({ id, slot: free, length: bytes.byteLength, declared }, { resolve, reject, slot: free, thread: pick() }));
-      }
+      if (free !== undefined) return sendSlot(free, bytes, declared);
       // A copy of our own, now: the caller may reuse its bytes as soon as this returns.
       const own = new Uint8Array(bytes.byteLength);
       own.set(bytes);
       if (bytes.byteLength > SLOT_BYTES) {
         // Rare (a big manifest): handed over, not cloned — one copy here, none in transit.
-        return new Promise((resolve, reject) => send({ id, bytes: own, declared }, { resolve, reject, thread: pick() }, [own.buffer]));
+        const id = nextId++;
+        const thread = pick();
+        return new Promise((resolve, reject) => {
+          byId.set(id, { resolve, reject, thread });
+          post(thread, { id, bytes: own, declared }, [own.buffer]);
+        });
       }
-      return new Promise<number>((resolve) => slotWaiters.push(resolve)).then((slot) => {
-        new Uint8Array(memory, slot * SLOT_BYTES, own.byteLength).set(own);
-        return new Promise((resolve, reject) => send({ id, slot, length: own.byteLength, declared }, { resolve, reject, slot, thread: pick() }));
-      });
+      return new Promise<number>((resolve) => slotWaiters.push(resolve)).then((slot) => sendSlot(slot, own, declared));
     },
     async close() {
       const running = threads.flatMap((t) => (t.worker ? [t.worker] : []));

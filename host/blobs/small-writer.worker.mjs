@@ -17,20 +17,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { crc32, inflateRawSync } from 'node:zlib';
 
-/** @type {{ dir: string, tmpDir: string, shared: SharedArrayBuffer, slotBytes: number, locks: SharedArrayBuffer }} */
-const { dir, tmpDir, shared, slotBytes, locks: lockMemory } = workerData;
+/** @type {{ dir: string, tmpDir: string, shared: SharedArrayBuffer, slots: number, slotBytes: number, locks: SharedArrayBuffer }} */
+const { dir, tmpDir, shared, slots, slotBytes, locks: lockMemory } = workerData;
+// The layout of small-writer.ts: the slots, then 4 header ints per slot, then 32 hash bytes per slot.
+const header = new Int32Array(shared, slots * slotBytes, slots * 4);
+const hashes = new Uint8Array(shared, slots * slotBytes + slots * 16, slots * 32);
 const locks = new Int32Array(lockMemory);
 /** Longer than any one small write; past it the holder is taken to have died holding the lock. */
 const LOCK_WAIT_MS = 2000;
 const prefix = `${process.pid}-w${randomBytes(4).toString('hex')}-`;
 let counter = 0;
 
-/** @param {Uint8Array} bytes @returns {{ hash: string, created: boolean }} */
-function store(bytes) {
-  const hash = createHash('sha256').update(bytes).digest('hex');
+/** @param {Uint8Array} bytes @param {number} [slot] where to put the hash, binary, instead of hex @returns {{ hash: string, created: boolean }} */
+function store(bytes, slot) {
+  const digest = createHash('sha256').update(bytes).digest();
+  const hash = digest.toString('hex');
+  if (slot !== undefined) hashes.set(digest, slot * 32);
   // The writer threads of this process store one hash at a time: the second copy of a file
   // then finds the first complete and reports it stored already, instead of taking the
   // first's half-written file for a crash leftover.
@@ -167,13 +172,40 @@ function inflate(raw, size) {
 /** @param {string} message */
 const mismatch = (message) => Object.assign(new Error(message), { code: 'ERR_CONTENT_MISMATCH' });
 
-// A message names a slot of the shared buffer (small blobs) or carries its own bytes.
-parentPort.on('message', (/** @type {{ id: number, slot?: number, length?: number, bytes?: Uint8Array, declared?: { deflated: boolean, size: number, crc32: number } }} */ m) => {
-  try {
-    const bytes = m.bytes ?? new Uint8Array(shared, (m.slot ?? 0) * slotBytes, m.length);
-    parentPort.postMessage({ id: m.id, ...store(m.declared ? unpack(bytes, m.declared) : bytes) });
-  } catch (err) {
-    const e = /** @type {NodeJS.ErrnoException} */ (err);
-    parentPort.postMessage({ id: m.id, error: { message: e.message, code: e.code } });
+/**
+ * A message is a slot's number (its bytes and header in the shared buffer) or, for the rare
+ * blob larger than a slot, its own bytes. Every message waiting is taken at once and the
+ * slots answered together (slot × 2 + created, the hash in the slot's header): one message
+ * and one wake-up of the main thread for several files.
+ */
+parentPort.on('message', (/** @type {number | { id: number, bytes: Uint8Array, declared?: { deflated: boolean, size: number, crc32: number } }} */ first) => {
+  /** @type {number[]} */
+  const answered = [];
+  for (let m = first; m !== undefined; m = receiveMessageOnPort(parentPort)?.message) {
+    if (typeof m === 'number') {
+      try {
+        answered.push(m * 2 + (storeSlot(m) ? 1 : 0));
+      } catch (err) {
+        const e = /** @type {NodeJS.ErrnoException} */ (err);
+        parentPort.postMessage({ slot: m, error: { message: e.message, code: e.code } });
+      }
+      continue;
+    }
+    try {
+      parentPort.postMessage({ id: m.id, ...store(m.declared ? unpack(m.bytes, m.declared) : m.bytes) });
+    } catch (err) {
+      const e = /** @type {NodeJS.ErrnoException} */ (err);
+      parentPort.postMessage({ id: m.id, error: { message: e.message, code: e.code } });
+    }
   }
+  if (answered.length > 0) parentPort.postMessage(answered);
 });
+
+/** @param {number} slot @returns {boolean} created */
+function storeSlot(slot) {
+  const at = slot * 4;
+  const bytes = new Uint8Array(shared, slot * slotBytes, header[at]);
+  const kind = header[at + 1];
+  const declared = kind === 0 ? undefined : { deflated: kind === 2, size: header[at + 2], crc32: header[at + 3] >>> 0 };
+  return store(declared ? unpack(bytes, declared) : bytes, slot).created;
+}

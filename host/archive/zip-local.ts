@@ -107,7 +107,8 @@ export class LocalEntries {
     if (pos < chunk.length) this.carry = Buffer.from(chunk.subarray(pos)); // a header cut short
   }
 
-  private stop(): void {
+  /** Hands over nothing more: the rest waits for the central directory. */
+  stop(): void {
     this.stopped = true;
     this.carry = this.gathering = this.assembly = undefined;
   }

@@ -82,7 +82,15 @@ export async function* readZip(
       const locals = new LocalEntries();
       for await (const chunk of body) {
         await spool.write(chunk);
-        for (const local of locals.push(chunk)) yield handOverEarly(local, budget, registry, early);
+        for (const local of locals.push(chunk)) {
+          // Past the byte limit the directory pass decides, knowing the entry's type: a
+          // link's target must not make an archive "too large" rather than refused for it.
+          if (budget.bytes + local.size > limits.maxBytes) {
+            locals.stop();
+            break;
+          }
+          yield handOverEarly(local, budget, registry, early);
+        }
       }
       size = await spool.end();
     } catch (error) {

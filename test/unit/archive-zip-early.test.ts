@@ -84,8 +84,12 @@ async function read(archive: Buffer, chunk = 64 * 1024): Promise<Map<string, str
 }
 
 async function refusal(archive: Buffer): Promise<Error> {
+  return refusal2(archive, LIMITS);
+}
+
+async function refusal2(archive: Buffer, limits: typeof LIMITS): Promise<Error> {
   try {
-    await read(archive);
+    for await (const entry of readArchive(chunked(archive, 64 * 1024), limits, tmp)) for await (const _ of entry.content);
   } catch (error) {
     return error as Error;
   }
@@ -123,6 +127,12 @@ describe('zip entries handed over before the central directory is read', () => {
     expect(link.message).toMatch(/symbolic link/);
     const folder = await refusal(zip([a, b], (records) => [records[0]!, { ...records[1]!, mode: 0o040755 }]));
     expect(folder.message).toMatch(/differs/);
+  });
+
+  it('leaves an entry that would pass the byte limit to the directory, which knows a link from a file', async () => {
+    const error = await refusal2(zip([a, b], (records) => [records[0]!, { ...records[1]!, mode: 0o120777 }]), { maxEntries: 10, maxBytes: a.data.length + 10 });
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.message).toMatch(/symbolic link/);
   });
 
   it('reads entries a second record points at again under their own names', async () => {

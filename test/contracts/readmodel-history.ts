@@ -6,6 +6,7 @@
  * together), as an event store holds them.
  */
 import type { DomainEvent, SiteMeta } from '../../domain/events.ts';
+import { prng } from '../bench/support.ts';
 import {
   archived,
   clientRegistered,
@@ -37,17 +38,6 @@ type SiteState = { siteId: number; status: 'absent' | 'live' | 'quarantined'; li
 const TAGS = ['red', 'green', 'blue', 'Cyan', 'magenta', 'yellow'];
 const WORDS = ['alpha', 'bravo', 'Charlie', 'delta', 'écho', 'foxtrot'];
 
-/** A small deterministic generator (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `rounds` rounds over `sites` sites (plus a few keys, connections and clients), from `seed`. */
 export function history(sites: number, rounds: number, seed = 1): Append[] {

@@ -1,10 +1,18 @@
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import tar from 'tar-stream';
 import { ValidationError } from '../../domain/errors.ts';
-import { addBytes, archiveError, countEntry, createBudget, type Budget } from './budget.ts';
+import { addBytes, archiveError, countEntry, countingTransform, createBudget, type Budget } from './budget.ts';
 import { createPathRegistry, shown } from './paths.ts';
-import { TarParser, type TarEvent } from './tar-parser.ts';
 import { handOver, SMALL_ENTRY, type ArchiveEntry, type ArchiveLimits } from './types.ts';
+
+/** The entry stream tar-stream hands out (a streamx Readable with the parsed header). */
+type TarSource = AsyncIterable<Buffer> & {
+  header: tar.Header;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+};
 
 const FORBIDDEN_TYPES: Record<string, string> = {
   symlink: 'a symbolic link',
@@ -15,18 +23,19 @@ const FORBIDDEN_TYPES: Record<string, string> = {
 };
 
 /**
- * Streams a gzip-compressed tar: body → gunzip → tar-parser.ts, one entry at a time,
- * pulled as the consumer asks. Nothing is buffered beyond the streams' high-water marks
- * and, for an entry of at most SMALL_ENTRY bytes, that entry (handed over whole: usually a
- * view of the decompressed chunk it lies in).
+ * Streams a gzip-compressed tar: body → gunzip → tar-stream extract, one entry at a
+ * time. Nothing is buffered beyond the streams' high-water marks and, for an entry of at
+ * most SMALL_ENTRY bytes, that entry (handed over whole).
  */
 export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLimits): AsyncGenerator<ArchiveEntry> {
   const input = Readable.from(body, { objectMode: false });
   // Large output chunks: each chunk is one thread-pool round trip, and that pool is busy storing files.
   const gunzip = createGunzip({ chunkSize: 128 * 1024 });
+  const extract = tar.extract();
   let failure: Error | undefined;
   const fail = (error: Error): void => {
     failure ??= error;
+    extract.destroy(failure);
     gunzip.destroy();
     input.destroy();
   };
@@ -34,19 +43,26 @@ export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLim
   const registry = createPathRegistry();
   input.on('error', (error) => fail(archiveError(error, 'tar.gz')));
   gunzip.on('error', (error) => fail(archiveError(error, 'tar.gz')));
-  input.pipe(gunzip);
-  const events = tarEvents(gunzip, () => failure);
+  extract.on('error', () => {}); // surfaced by the iterator below
+  input.pipe(gunzip).pipe(extract as unknown as NodeJS.WritableStream);
 
-  let content: EntryStream | undefined;
+  let content: Transform | undefined;
   try {
+    const entries = (extract as unknown as AsyncIterable<TarSource>)[Symbol.asyncIterator]();
     for (;;) {
-      const event = await events.next();
-      if (!event) break;
-      // Every data piece is taken by the entry it belongs to: what comes here is a header.
-      const { name, type, size } = event.header!;
+      let next: IteratorResult<TarSource>;
+      try {
+        next = await entries.next();
+      } catch (error) {
+        throw failure ?? archiveError(error, 'tar.gz');
+      }
+      if (next.done) break;
+      const source = next.value;
+      const { name, type } = source.header;
       countEntry(budget, name);
       if (type === 'directory') {
         registry.addDirectory(name);
+        source.resume();
         continue;
       }
       if (type !== 'file' && type !== 'contiguous-file') {
@@ -54,128 +70,99 @@ export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLim
         throw new ValidationError(`archive entry ${shown(name)} is ${what}; only regular files and directories are allowed`);
       }
       const path = registry.addFile(name);
-      if (size <= SMALL_ENTRY) {
+      if ((source.header.size ?? 0) <= SMALL_ENTRY) {
         // Read whole and handed over: no stream per file between the parser and the store.
-        yield { path, content: handOver(await readSmallEntry(events, size, budget, path)) };
+        let bytes: Buffer;
+        try {
+          bytes = await readSmallEntry(source, budget, path);
+        } catch (error) {
+          throw budget.error ?? failure ?? archiveError(error, 'tar.gz');
+        }
+        yield { path, content: handOver(bytes) };
         continue;
       }
-      content = new EntryStream(events, size, budget, path);
+      content = countingTransform(budget, path);
+      const done = forward(source, content, budget, path);
+      done.catch(() => {}); // awaited below; must not count as unhandled meanwhile
       yield { path, content };
       // The consumer asked for the next entry: whatever it left unread is skipped (still counted).
-      await content.finish();
+      if (!content.readableEnded) content.destroy();
+      try {
+        await done;
+      } catch (error) {
+        throw budget.error ?? failure ?? archiveError(error, 'tar.gz');
+      }
       if (budget.error) throw budget.error;
       content = undefined;
     }
     if (failure) throw failure;
   } finally {
     content?.destroy();
+    extract.destroy();
     gunzip.destroy();
     input.destroy();
   }
 }
 
-type Events = { next(): Promise<TarEvent | undefined> };
+/**
+ * One small entry, whole (the header declares at most SMALL_ENTRY bytes, and the parser
+ * delivers exactly the declared size): its chunks, counted against the byte budget as
+ * they come, joined only when there is more than one.
+ */
+function readSmallEntry(source: TarSource, budget: Budget, path: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let ended = false;
+    source.on('data', (chunk: Buffer) => {
+      const overBudget = addBytes(budget, chunk.length, path);
+      if (overBudget) return reject(overBudget);
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    source.on('end', () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    source.on('error', (error: Error) => reject(archiveError(error, 'tar.gz')));
+    source.on('close', () => {
+      if (!ended) reject(budget.error ?? new ValidationError(`the tar.gz archive ended inside entry ${shown(path)}`));
+    });
+  });
+}
 
-/** The parser's events over the decompressed stream; undefined once the archive has ended cleanly. */
-function tarEvents(gunzip: AsyncIterable<Buffer>, failed: () => Error | undefined): Events {
-  const chunks = gunzip[Symbol.asyncIterator]();
-  const parser = new TarParser();
-  let ended = false;
-  return {
-    async next() {
-      for (;;) {
-        let event: TarEvent | undefined;
-        try {
-          event = parser.next();
-        } catch (error) {
-          throw archiveError(error, 'tar.gz');
-        }
-        if (event) return event;
-        if (ended) return undefined;
-        let read: IteratorResult<Buffer>;
-        try {
-          read = await chunks.next();
-        } catch (error) {
-          throw failed() ?? archiveError(error, 'tar.gz');
-        }
-        const failure = failed();
-        if (failure) throw failure;
-        if (read.done) {
-          ended = true;
-          try {
-            parser.end();
-          } catch (error) {
-            throw archiveError(error, 'tar.gz');
-          }
-          return undefined;
-        }
-        parser.feed(read.value);
+/**
+ * Feeds one tar entry into the consumer's counting stream with back-pressure. Resolves
+ * once the entry's bytes have all left the tar parser, which is what lets it move on.
+ * If the consumer destroys its stream, the rest is drained, still counted.
+ */
+function forward(source: TarSource, content: Transform, budget: Budget, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let ended = false;
+    source.on('data', (chunk: Buffer) => {
+      if (content.destroyed) {
+        addBytes(budget, chunk.length, path);
+        return;
       }
-    },
-  };
-}
-
-/** The next piece of an entry's data, counted against the byte budget. */
-async function nextPiece(events: Events, budget: Budget, path: string): Promise<Buffer> {
-  const event = await events.next();
-  if (!event?.data) throw budget.error ?? new ValidationError(`the tar.gz archive ended inside entry ${shown(path)}`);
-  const overBudget = addBytes(budget, event.data.length, path);
-  if (overBudget) throw overBudget;
-  return event.data;
-}
-
-/**
- * One small entry, whole (its header declares at most SMALL_ENTRY bytes, and exactly that
- * many follow): the one piece it usually is, or its pieces joined.
- */
-async function readSmallEntry(events: Events, size: number, budget: Budget, path: string): Promise<Buffer> {
-  if (size === 0) return Buffer.alloc(0);
-  const first = await nextPiece(events, budget, path);
-  if (first.length === size) return first;
-  const pieces = [first];
-  for (let got = first.length; got < size; ) {
-    const piece = await nextPiece(events, budget, path);
-    pieces.push(piece);
-    got += piece.length;
-  }
-  return Buffer.concat(pieces, size);
-}
-
-/**
- * A large entry's content, pulled from the parser as the consumer reads. When the consumer
- * moves on (or destroys it) `finish` drains what is left, still counted, so the parser
- * stands at the next header.
- */
-class EntryStream extends Readable {
-  private left: number;
-  private reading: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly events: Events,
-    size: number,
-    private readonly budget: Budget,
-    private readonly path: string,
-  ) {
-    super({ highWaterMark: 256 * 1024 });
-    this.left = size;
-  }
-
-  override _read(): void {
-    this.reading = nextPiece(this.events, this.budget, this.path).then(
-      (piece) => {
-        this.left -= piece.length;
-        this.push(piece);
-        if (this.left === 0) this.push(null);
-      },
-      (error: Error) => {
-        this.destroy(error);
-      },
-    );
-  }
-
-  async finish(): Promise<void> {
-    if (!this.readableEnded) this.destroy();
-    await this.reading;
-    while (this.left > 0) this.left -= (await nextPiece(this.events, this.budget, this.path)).length;
-  }
+      if (!content.write(chunk)) source.pause();
+    });
+    content.on('drain', () => source.resume());
+    content.on('close', () => source.resume());
+    content.on('error', () => {}); // the consumer sees it through its own read; don't crash here
+    source.on('end', () => {
+      ended = true;
+      if (!content.destroyed) content.end();
+      resolve();
+    });
+    source.on('error', (error: Error) => {
+      content.destroy(archiveError(error, 'tar.gz'));
+      reject(error);
+    });
+    source.on('close', () => {
+      if (ended) return;
+      const error = budget.error ?? new ValidationError(`the tar.gz archive ended inside entry ${shown(path)}`);
+      content.destroy(error);
+      reject(error);
+    });
+  });
 }

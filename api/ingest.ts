@@ -13,6 +13,7 @@ import { parsePatch, parseRollback } from './requests.ts';
 import { sitePathParam, siteRoute } from './site-path.ts';
 import { revisionJson, siteJson } from './site-json.ts';
 import type { RevisionsResponse } from './schemas/revision.ts';
+import { readable } from '../domain/site/lifecycle.ts';
 
 /**
  * The ingest plane (spec §4): API keys only; every route checks the capability on the
@@ -31,7 +32,7 @@ export function ingestRouter(api: ApiContext): Router {
     const address = sitePathParam(ctx);
     authorize(identity, 'rollback', address);
     const site = await api.deps.readModel.getSite(fullPath(address));
-    if (!site || site.status !== 'live') throw new NotFoundError(`no site ${fullPath(address)}`);
+    if (!site || !readable(site.status)) throw new NotFoundError(`no site ${fullPath(address)}`);
     ctx.body = { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)), ...(await siteStorage(site, api.manifests)) } satisfies RevisionsResponse;
   });
 

@@ -1,24 +1,16 @@
-import { evolveConnection, type ConnectionState } from '../domain/connection/state.ts';
-import type { ConnectionEvent, KeyEvent, OAuthClientEvent, SiteEvent } from '../domain/events.ts';
-import { evolveKey, NO_KEY, type KeyState } from '../domain/key/state.ts';
-import { evolveClient, NO_CLIENT, type ClientState } from '../domain/oauth-client/state.ts';
+import { connectionDecider } from '../domain/connection/decide.ts';
+import { keyDecider } from '../domain/key/decide.ts';
+import { oauthClientDecider } from '../domain/oauth-client/decide.ts';
 import type { SiteAddress } from '../domain/paths.ts';
-import { evolveSite, initialSiteState, type SiteState } from '../domain/site/state.ts';
+import { siteDecider } from '../domain/site/decide.ts';
 import { connectionStream, keyStream, oauthClientStream, siteStream } from '../domain/streams.ts';
 import { aggregate } from './command.ts';
 
 /**
- * The aggregates, each bound once to its stream, initial state and evolve. A use case binds
- * one to the ports and hands it a decision: `siteCommands(deps).handle(address, actor, decide)`.
+ * The four aggregates, each its decider bound once to its stream. A use case binds one to
+ * the ports and hands it a command: `siteCommands(deps).handle(address, actor, command)`.
  */
-export const siteCommands = aggregate<SiteAddress, SiteState, SiteEvent>({ stream: siteStream, initial: initialSiteState, evolve: evolveSite });
-
-export const keyCommands = aggregate<number, KeyState, KeyEvent>({ stream: keyStream, initial: NO_KEY, evolve: evolveKey });
-
-export const connectionCommands = aggregate<string, ConnectionState | null, ConnectionEvent>({
-  stream: connectionStream,
-  initial: null,
-  evolve: (state, event) => evolveConnection(state, [event]),
-});
-
-export const oauthClientCommands = aggregate<string, ClientState, OAuthClientEvent>({ stream: oauthClientStream, initial: NO_CLIENT, evolve: evolveClient });
+export const siteCommands = aggregate({ stream: (address: SiteAddress) => siteStream(address), decider: siteDecider });
+export const keyCommands = aggregate({ stream: keyStream, decider: keyDecider });
+export const connectionCommands = aggregate({ stream: connectionStream, decider: connectionDecider });
+export const oauthClientCommands = aggregate({ stream: oauthClientStream, decider: oauthClientDecider });

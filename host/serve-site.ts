@@ -10,6 +10,7 @@ import type { SiteDoc } from '../projections/documents.ts';
 import type { ReadModel } from '../projections/read-model.ts';
 import { cachedBody, compressedBody, HOT_MAX, SMALL, wholeBody, type Coding } from './byte-cache.ts';
 import { decodedPath, resolveRequest, rulesOf, type Resolved } from './site-resolve.ts';
+import { readable } from '../domain/site/lifecycle.ts';
 
 export type SiteServerDeps = { readModel: ReadModel; blobs: BlobStore; manifests: ManifestCache };
 
@@ -70,7 +71,7 @@ async function liveManifest(deps: SiteServerDeps, path: string, checkpoint: stri
   const hit = siteCache.get(path);
   const entry = hit && hit.checkpoint === checkpoint ? hit : await loadSite(deps.readModel, path, checkpoint);
   const known = entry.manifest?.deref();
-  if (known || !entry.site || entry.site.status !== 'live') return known;
+  if (known || !entry.site || !readable(entry.site.status)) return known;
   const manifest = await deps.manifests.get(entry.site.live.manifest);
   if (manifest) entry.manifest = new WeakRef(manifest);
   return manifest;

@@ -1,6 +1,7 @@
 import type { ConnectionEvent, KeyEvent, OAuthClientEvent, Recorded, SiteEvent } from '../domain/events.ts';
 import { fullPath } from '../domain/paths.ts';
 import { applyConnectionEvent } from '../domain/connection/state.ts';
+import { evolveSite, initialSiteState, type SiteState } from '../domain/site/state.ts';
 import type { ConnectionDoc, DocKind, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from './documents.ts';
 
 /** Which document family a stream feeds, from its name (see domain/streams.ts). */
@@ -58,56 +59,37 @@ function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): S
   }
 }
 
+/**
+ * A site's document: the write side's own fold (`evolveSite`, so the two can never disagree
+ * about archives, rollbacks or the trash) and the fields only a reader needs: the stream
+ * and the full path. A site the lifecycle says is absent or purged has no document.
+ */
 export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): SiteDoc | null {
-  const at = event.meta.at;
-  switch (event.type) {
-    case 'SitePublished': {
-      const d = event.data;
-      const base = d.created || !doc ? null : doc;
-      return {
-        stream: event.stream,
-        siteId: d.siteId,
-        group: d.group,
-        slug: d.slug,
-        path: fullPath(d),
-        status: 'live',
-        meta: d.meta,
-        live: d.revision,
-        archived: base?.archived ?? [],
-        createdAt: base?.createdAt ?? at,
-        updatedAt: at,
-      };
-    }
-    case 'SiteArchived': {
-      // The live pointer stays until SitePublished replaces it, so a reader never sees a site without content.
-      if (!doc || doc.live.id !== event.data.revisionId) return doc;
-      return { ...doc, archived: [doc.live, ...doc.archived.filter((r) => r.id !== doc.live.id)] };
-    }
-    case 'RevisionDropped':
-      return doc && { ...doc, archived: doc.archived.filter((r) => r.id !== event.data.revisionId) };
-    case 'SiteRolledBack': {
-      if (!doc) return doc;
-      const chosen = doc.archived.find((r) => r.id === event.data.revisionId);
-      if (!chosen) return doc;
-      const rest = doc.archived.filter((r) => r.id !== chosen.id);
-      return { ...doc, live: chosen, archived: [doc.live, ...rest], updatedAt: at };
-    }
-    case 'SiteQuarantined':
-      return doc && { ...doc, status: 'quarantined', deletedAt: at, updatedAt: at };
-    case 'SiteRestored': {
-      if (!doc) return doc;
-      const { deletedAt: _gone, ...rest } = doc;
-      return { ...rest, status: 'live', updatedAt: at };
-    }
-    case 'SitePurged':
-      return null;
-    case 'SitePatched':
-      return doc && { ...doc, meta: event.data.meta, updatedAt: at };
-    default: {
-      const never: never = event;
-      return never;
-    }
-  }
+  return siteDoc(event.stream, evolveSite(doc ? siteState(doc) : initialSiteState, event));
+}
+
+function siteState(doc: SiteDoc): SiteState {
+  const { stream: _stream, path: _path, group, slug, ...state } = doc;
+  return { ...state, address: { group, slug } };
+}
+
+function siteDoc(stream: string, state: SiteState): SiteDoc | null {
+  if (state.status !== 'live' && state.status !== 'quarantined') return null;
+  const { group, slug } = state.address!;
+  return {
+    stream,
+    siteId: state.siteId!,
+    group,
+    slug,
+    path: fullPath({ group, slug }),
+    status: state.status,
+    meta: state.meta!,
+    live: state.live!,
+    archived: state.archived,
+    createdAt: state.createdAt ?? state.updatedAt!,
+    updatedAt: state.updatedAt!,
+    ...(state.deletedAt !== undefined ? { deletedAt: state.deletedAt } : {}),
+  };
 }
 
 export function projectKey(doc: KeyDoc | null, event: Recorded<KeyEvent>): KeyDoc | null {

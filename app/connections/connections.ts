@@ -1,9 +1,8 @@
 import { NotFoundError } from '../../domain/errors.ts';
 import type { Actor } from '../../domain/events.ts';
 import { credentialConnection, isConnectionId, issueTokens, type IssuedTokens } from '../../domain/connection/credentials.ts';
-import { decideGrant, decideRedeem, decideRefresh, decideRevoke, decideUse, type GrantInput, type GrantRefusal, type TokenDecision } from '../../domain/connection/decide.ts';
+import { tokenRefusal, type ConnectionCommand, type GrantInput, type GrantRefusal } from '../../domain/connection/decide.ts';
 import type { ConnectionState } from '../../domain/connection/state.ts';
-import { decideClientUse } from '../../domain/oauth-client/decide.ts';
 import type { ConnectionDoc } from '../../projections/documents.ts';
 import { projectConnection } from '../../projections/project.ts';
 import { connectionCommands, oauthClientCommands } from '../aggregates.ts';
@@ -21,28 +20,22 @@ export type TokenTtl = { readonly accessMs: number; readonly refreshMs: number }
  */
 export async function grantConnection(deps: CycleDeps, actor: Actor, input: Omit<GrantInput, 'now'>): Promise<ConnectionDoc> {
   const now = deps.now();
-  await oauthClientCommands(deps).handle(input.clientId, actor, (state) => decideClientUse(state, { clientId: input.clientId, connectionId: input.id, now }));
-  const { events } = await connectionCommands(deps).handle(input.id, actor, (state) => decideGrant(state, { ...input, now }));
+  await oauthClientCommands(deps).handle(input.clientId, actor, { type: 'UseClient', clientId: input.clientId, connectionId: input.id, now });
+  const { events } = await connectionCommands(deps).handle(input.id, actor, { type: 'GrantConnection', ...input, now });
   // The connection as the read model shows it, from the events just appended (the stream was new).
   return events.reduce<ConnectionDoc | null>(projectConnection, null)!;
 }
 
 export type TokenOutcome = { ok: true; tokens: IssuedTokens; connection: ConnectionState } | { ok: false; refusal: GrantRefusal };
 
-/** Runs a token-endpoint decision on the connection named by the presented credential. */
-async function onConnection(
-  deps: CycleDeps,
-  id: string,
-  decide: (state: ConnectionState | null, tokens: IssuedTokens) => TokenDecision,
-  ttl: TokenTtl,
-): Promise<TokenOutcome> {
+type TokenCommand = Extract<ConnectionCommand, { type: 'RedeemCode' | 'RefreshTokens' }>;
+
+/** Runs a token-endpoint command on the connection named by the presented credential; the pair is issued before deciding. */
+async function onConnection(deps: CycleDeps, id: string, command: (tokens: IssuedTokens) => TokenCommand, ttl: TokenTtl): Promise<TokenOutcome> {
   const tokens = issueTokens(id, deps.now(), ttl);
-  let refusal: GrantRefusal | undefined;
-  const { state } = await connectionCommands(deps).handle(id, { kind: 'system', name: 'oauth-token' }, (current) => {
-    const decision = decide(current, tokens);
-    refusal = decision.refusal;
-    return decision.events;
-  });
+  const issued = command(tokens);
+  const { before, state } = await connectionCommands(deps).handle(id, { kind: 'system', name: 'oauth-token' }, issued);
+  const refusal = tokenRefusal(issued, before);
   if (refusal) return { ok: false, refusal };
   return { ok: true, tokens, connection: state! };
 }
@@ -56,7 +49,7 @@ export async function redeemCode(
   const id = credentialConnection('code', input.code);
   if (!id) return { ok: false, refusal: { error: 'invalid_grant', description: 'unknown authorization code' } };
   const now = deps.now();
-  return onConnection(deps, id, (state, tokens) => decideRedeem(state, { ...input, now, tokens }), ttl);
+  return onConnection(deps, id, (tokens) => ({ type: 'RedeemCode', ...input, now, tokens }), ttl);
 }
 
 /** `grant_type=refresh_token`: rotates the pair; a replayed old refresh token revokes the connection. */
@@ -68,16 +61,16 @@ export async function refreshConnection(
   const id = credentialConnection('refresh', input.refreshToken);
   if (!id) return { ok: false, refusal: { error: 'invalid_grant', description: 'unknown refresh token' } };
   const now = deps.now();
-  return onConnection(deps, id, (state, tokens) => decideRefresh(state, { ...input, now, tokens }), ttl);
+  return onConnection(deps, id, (tokens) => ({ type: 'RefreshTokens', ...input, now, tokens }), ttl);
 }
 
 /** Revokes a connection; its tokens are refused by the very next request once this returns. */
 export async function revokeConnection(deps: CycleDeps, actor: Actor, id: string, reason = 'revoked'): Promise<void> {
   if (!isConnectionId(id)) throw new NotFoundError(`no active connection ${JSON.stringify(id)}`);
-  await connectionCommands(deps).handle(id, actor, (state) => decideRevoke(state, { id, reason }));
+  await connectionCommands(deps).handle(id, actor, { type: 'RevokeConnection', id, reason });
 }
 
 /** Records that a connection's access token authorized a request; callers coalesce (host/usage-recorder.ts). */
 export async function recordConnectionUse(deps: CycleDeps, id: string, at: Date): Promise<void> {
-  await connectionCommands(deps).handle(id, { kind: 'system', name: 'connection-usage' }, (state) => decideUse(state, { id, at }));
+  await connectionCommands(deps).handle(id, { kind: 'system', name: 'connection-usage' }, { type: 'RecordConnectionUse', id, at });
 }

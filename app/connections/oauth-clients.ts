@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/events.ts';
-import { decideRegisterClient, UNUSED_CLIENT_TTL_MS } from '../../domain/oauth-client/decide.ts';
+import { UNUSED_CLIENT_TTL_MS } from '../../domain/oauth-client/decide.ts';
 import type { OAuthClientDoc } from '../../projections/documents.ts';
 import { oauthClientCommands } from '../aggregates.ts';
 import type { CycleDeps } from '../command.ts';
@@ -11,6 +11,6 @@ export async function registerOAuthClient(
 ): Promise<OAuthClientDoc> {
   const actor: Actor = { kind: 'system', name: 'oauth-registration' };
   const now = deps.now();
-  await oauthClientCommands(deps).handle(client.clientId, actor, (state) => decideRegisterClient(state, { ...client, now }));
+  await oauthClientCommands(deps).handle(client.clientId, actor, { type: 'RegisterClient', ...client, now });
   return { ...client, registeredAt: now.toISOString(), unusedExpiresAt: new Date(now.getTime() + UNUSED_CLIENT_TTL_MS).toISOString() };
 }

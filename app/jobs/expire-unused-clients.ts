@@ -1,6 +1,5 @@
 import { ConflictError } from '../../domain/errors.ts';
 import type { Actor } from '../../domain/events.ts';
-import { decideExpireClient } from '../../domain/oauth-client/decide.ts';
 import { oauthClientCommands } from '../aggregates.ts';
 import type { CycleDeps } from '../command.ts';
 import type { CommandDeps } from '../deps.ts';
@@ -24,7 +23,7 @@ export async function expireUnusedClients(deps: CycleDeps & Pick<CommandDeps, 'r
     let progressed = false;
     for (const candidate of batch) {
       try {
-        const { events } = await clients.handle(candidate.clientId, actor, (state) => decideExpireClient(state, now));
+        const { events } = await clients.handle(candidate.clientId, actor, { type: 'ExpireClient', now });
         if (events.length > 0) {
           expired.push(candidate.clientId);
           progressed = true;

@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/events.ts';
-import { checkNewKey, decideKey, type KeyRequest } from '../../domain/key/decide.ts';
+import { checkNewKey, type KeyRequest } from '../../domain/key/decide.ts';
 import { hashToken, newKeyToken } from '../../domain/tokens.ts';
 import type { KeyDoc } from '../../projections/documents.ts';
 import { projectKey } from '../../projections/project.ts';
@@ -16,7 +16,7 @@ export async function issueKey(deps: CommandDeps, actor: Actor, request: KeyRequ
   const key = checkNewKey(request, now);
   const id = await allocateId(deps.events, 'key', actor, now);
   const token = newKeyToken();
-  const { events } = await keyCommands(deps).handle(id, actor, (state) => decideKey({ type: 'IssueKey', id, key, tokenHash: hashToken(token) }, state));
+  const { events } = await keyCommands(deps).handle(id, actor, { type: 'IssueKey', id, key, tokenHash: hashToken(token) });
   // The key as the read model shows it, from the events just appended (the key stream was new).
   const doc = events.reduce<KeyDoc | null>(projectKey, null);
   return { key: doc!, token };
@@ -24,11 +24,11 @@ export async function issueKey(deps: CommandDeps, actor: Actor, request: KeyRequ
 
 /** Revokes a key; it is refused by the very next request once this returns. */
 export async function revokeKey(deps: CommandDeps, actor: Actor, id: number): Promise<void> {
-  await keyCommands(deps).handle(id, actor, (state) => decideKey({ type: 'RevokeKey', id }, state));
+  await keyCommands(deps).handle(id, actor, { type: 'RevokeKey', id });
 }
 
 /** Records use of a key; callers coalesce so this is written at most once per window. */
 export async function recordKeyUse(deps: CommandDeps, id: number, at: Date): Promise<void> {
   const actor: Actor = { kind: 'system', name: 'key-usage' };
-  await keyCommands(deps).handle(id, actor, (state) => decideKey({ type: 'RecordKeyUse', id, at }, state));
+  await keyCommands(deps).handle(id, actor, { type: 'RecordKeyUse', id, at });
 }

@@ -6,11 +6,11 @@ import type { RevisionInfo } from '../../domain/events.ts';
 import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } from '../../domain/favicon.ts';
 import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type Manifest, type ManifestEntry } from '../../domain/manifest.ts';
 import { changeCounts, diffManifests } from '../../domain/manifest-diff.ts';
-import { loadManifest, withChangeCounts } from '../queries/changes.ts';
+import { loadManifest } from '../queries/changes.ts';
 import { MAX_RULES_FILE_BYTES, parseSiteRules, serializeSiteRules } from '../../domain/rules/site-rules.ts';
 import { fullPath, type SiteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
-import { decideSite, inTrash, needsNewSiteId } from '../../domain/site/decide.ts';
+import { inTrash, needsNewSiteId } from '../../domain/site/decide.ts';
 import type { MetaInput } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { siteCommands } from '../aggregates.ts';
@@ -18,6 +18,7 @@ import type { CommandDeps } from '../deps.ts';
 import { allocateId } from '../ids.ts';
 import { collectDropped, deleteUnreferenced } from '../jobs/gc.ts';
 import { storeFiles, type AlreadyStored } from './store-files.ts';
+import { publishable } from '../../domain/site/lifecycle.ts';
 
 /** Where to publish and with which metadata: parsed from the request by api/requests.ts, `publish` checked. */
 export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
@@ -45,7 +46,7 @@ export async function publishFiles(
   try {
     // Refused before any byte is stored; decided again on the stream, which settles a race.
     const current = await deps.readModel.getSite(fullPath(target.address));
-    if (current?.status === 'quarantined') throw inTrash(target.address);
+    if (current && !publishable(current.status)) throw inTrash(target.address);
     const outcome = await deps.gate.shared(async () => {
       const entries = new Map<string, ManifestEntry>();
       let duplicate: string | undefined;
@@ -98,15 +99,12 @@ async function commitPublish(
   manifest: Manifest,
 ): Promise<{ revision: RevisionInfo; unchanged: boolean; dropped: { manifest: string; favicon?: string }[] }> {
   const { state, events } = await siteCommands(deps).handle(target.address, identity.actor, async (state) => {
+    const same = state.status === 'live' && state.live?.manifest === content.manifest;
     const newSiteId = needsNewSiteId(state) ? await allocateId(deps.events, 'site', identity.actor, deps.now()) : undefined;
-    const decided = decideSite(
-      { type: 'PublishSite', address: target.address, meta: target.meta, content, nowNanos: nowNanos(), newSiteId, versioning: deps.versioning },
-      state,
-    );
-    if (!decided.some((e) => e.type === 'SitePublished')) return decided;
     // The changelog's counts, against the revision this one replaces (none for a new incarnation).
-    const replaced = newSiteId === undefined && state.live ? await loadManifest(deps.blobs, state.live.manifest) : undefined;
-    return withChangeCounts(decided, 'SitePublished', changeCounts(diffManifests(replaced, manifest)));
+    const replaced = newSiteId === undefined && state.live && !same ? await loadManifest(deps.blobs, state.live.manifest) : undefined;
+    const changes = same ? undefined : changeCounts(diffManifests(replaced, manifest));
+    return { type: 'PublishSite', address: target.address, meta: target.meta, content, nowNanos: nowNanos(), newSiteId, versioning: deps.versioning, changes };
   });
   const published = events.find((e) => e.type === 'SitePublished');
   const dropped = events.flatMap((e) => (e.type === 'RevisionDropped' ? [{ manifest: e.data.manifest, ...(e.data.favicon ? { favicon: e.data.favicon } : {}) }] : []));

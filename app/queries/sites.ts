@@ -4,6 +4,7 @@ import type { RevisionInfo } from '../../domain/events.ts';
 import { fullPath, type SiteAddress } from '../../domain/paths.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { CommandDeps } from '../deps.ts';
+import { readable } from '../../domain/site/lifecycle.ts';
 
 /**
  * A live site as a reader may see it: hidden sites are admin-only and answer 404
@@ -11,7 +12,7 @@ import type { CommandDeps } from '../deps.ts';
  */
 export async function visibleSite(deps: Pick<CommandDeps, 'readModel'>, identity: Identity, address: SiteAddress): Promise<SiteDoc> {
   const site = await deps.readModel.getSite(fullPath(address));
-  if (!site || site.status !== 'live' || (site.meta.hidden && !isAdmin(identity))) {
+  if (!site || !readable(site.status) || (site.meta.hidden && !isAdmin(identity))) {
     throw new NotFoundError(`no site ${fullPath(address)}`);
   }
   return site;

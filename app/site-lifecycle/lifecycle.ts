@@ -1,18 +1,18 @@
 import { authorize, type Identity } from '../../domain/auth.ts';
 import type { Actor, SiteEvent } from '../../domain/events.ts';
 import { fullPath, type SiteAddress } from '../../domain/paths.ts';
-import { decideSite, type SiteCommand } from '../../domain/site/decide.ts';
+import { rollbackTarget, type SiteCommand } from '../../domain/site/decide.ts';
 import type { MetaPatch } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { siteCommands } from '../aggregates.ts';
 import type { CommandDeps } from '../deps.ts';
 import { collectDropped } from '../jobs/gc.ts';
 import { changeCounts, diffManifests } from '../../domain/manifest-diff.ts';
-import { loadManifest, withChangeCounts } from '../queries/changes.ts';
+import { loadManifest } from '../queries/changes.ts';
 
 /** Runs one lifecycle command on a site stream and returns the site as the read model now shows it. */
 async function runSiteCommand(deps: CommandDeps, actor: Actor, address: SiteAddress, command: SiteCommand): Promise<{ site?: SiteDoc; events: readonly SiteEvent[] }> {
-  const { events } = await siteCommands(deps).handle(address, actor, (state) => decideSite(command, state));
+  const { events } = await siteCommands(deps).handle(address, actor, command);
   return { site: await deps.readModel.getSite(fullPath(address)), events };
 }
 
@@ -46,14 +46,12 @@ export async function patchSite(deps: CommandDeps, identity: Identity, address: 
 /** `revision`: an archived revision id, `current` (nothing to do), or undefined for the most recently archived one. */
 export async function rollbackSite(deps: CommandDeps, identity: Identity, address: SiteAddress, revision: string | undefined): Promise<SiteDoc> {
   authorize(identity, 'rollback', address);
-  await siteCommands(deps).handle(address, identity.actor, async (state) => {
-    const decided = decideSite({ type: 'RollbackSite', address, revision, versioning: deps.versioning }, state);
-    const rolled = decided.find((e) => e.type === 'SiteRolledBack');
-    if (rolled?.type !== 'SiteRolledBack' || !state.live) return decided;
+  await siteCommands(deps).handle(address, identity.actor, async (state): Promise<SiteCommand> => {
     // The changelog's counts: what the chosen revision changes against the live one it replaces.
-    const chosen = state.archived.find((r) => r.id === rolled.data.revisionId);
-    const [before, after] = await Promise.all([loadManifest(deps.blobs, state.live.manifest), chosen && loadManifest(deps.blobs, chosen.manifest)]);
-    return after ? withChangeCounts(decided, 'SiteRolledBack', changeCounts(diffManifests(before, after))) : decided;
+    const chosen = state.live && rollbackTarget(state, revision);
+    const [before, after] = chosen ? await Promise.all([loadManifest(deps.blobs, state.live!.manifest), loadManifest(deps.blobs, chosen.manifest)]) : [];
+    const changes = after ? changeCounts(diffManifests(before, after)) : undefined;
+    return { type: 'RollbackSite', address, revision, versioning: deps.versioning, changes };
   });
   return (await deps.readModel.getSite(fullPath(address)))!;
 }

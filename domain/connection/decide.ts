@@ -3,7 +3,8 @@ import type { Grant } from '../grants.ts';
 import { hashToken, sameHash } from '../tokens.ts';
 import { isCodeVerifier, s256, type IssuedTokens } from './credentials.ts';
 import type { ConnectionEvent } from './events.ts';
-import type { ConnectionState } from './state.ts';
+import type { Decider } from '../decider.ts';
+import { evolveConnection, type ConnectionState } from './state.ts';
 
 /**
  * The MCP connector's connections: decisions. A connection is created at the consent
@@ -19,11 +20,20 @@ export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_gra
 /** A refusal of the token endpoint; `revoke` set when the refusal also revokes the connection. */
 export type GrantRefusal = { readonly error: OAuthErrorCode; readonly description: string; readonly revoke?: string };
 
-/** A token-endpoint decision: the events to append, and the refusal to answer with (if any). */
-export type TokenDecision = { events: ConnectionEvent[]; refusal?: GrantRefusal };
-
 /** How long an authorization code may be redeemed after consent. */
 export const CODE_TTL_MS = 60_000;
+
+/**
+ * Commands on a `connection-…` stream. The connection id, the authorization code, the token
+ * pair to issue and the time come in with the command, so `decide` stays pure.
+ */
+export type ConnectionCommand =
+  | ({ readonly type: 'GrantConnection' } & GrantInput)
+  | ({ readonly type: 'RedeemCode' } & RedeemInput)
+  | ({ readonly type: 'RefreshTokens' } & RefreshInput)
+  | { readonly type: 'RevokeConnection'; readonly id: string; readonly reason: string }
+  /** Its access token authorized a request; callers coalesce (at most one per minute). */
+  | { readonly type: 'RecordConnectionUse'; readonly id: string; readonly at: Date };
 
 export type GrantInput = {
   readonly id: string;
@@ -38,7 +48,67 @@ export type GrantInput = {
   readonly now: Date;
 };
 
-export function decideGrant(state: ConnectionState | null, input: GrantInput): ConnectionEvent[] {
+export type RedeemInput = {
+  readonly code: string;
+  readonly verifier: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  /** The `resource` parameter, when the client sent one. */
+  readonly resource?: string;
+  readonly now: Date;
+  readonly tokens: IssuedTokens;
+};
+
+export type RefreshInput = {
+  readonly refreshToken: string;
+  readonly clientId: string;
+  readonly resource?: string;
+  readonly now: Date;
+  readonly tokens: IssuedTokens;
+};
+
+export function decideConnection(command: ConnectionCommand, state: ConnectionState | null): ConnectionEvent[] {
+  switch (command.type) {
+    case 'GrantConnection':
+      return decideGrant(state, command);
+    case 'RedeemCode':
+    case 'RefreshTokens':
+      return judgeTokenRequest(command, state).events;
+    case 'RevokeConnection':
+      if (!state || state.revoked) throw new NotFoundError(`no active connection ${command.id}`);
+      return [{ type: 'ConnectionRevoked', data: { id: command.id, reason: command.reason } }];
+    case 'RecordConnectionUse':
+      return state && !state.revoked ? [{ type: 'ConnectionUsed', data: { id: command.id, at: command.at.toISOString() } }] : [];
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+/**
+ * Why the token endpoint refuses this request on this state, if it does. A refusal that
+ * detects a replay also revokes the connection: `decide` then answers `ConnectionRevoked`,
+ * and the caller answers with this refusal all the same.
+ */
+export function tokenRefusal(command: Extract<ConnectionCommand, { type: 'RedeemCode' | 'RefreshTokens' }>, state: ConnectionState | null): GrantRefusal | undefined {
+  return judgeTokenRequest(command, state).refusal;
+}
+
+/** The connection aggregate: one `connection-<id>` stream per MCP connection. */
+export const connectionDecider: Decider<ConnectionCommand, ConnectionState | null, ConnectionEvent> = {
+  decide: decideConnection,
+  evolve: evolveConnection,
+  initialState: null,
+};
+
+type Judgement = { readonly events: ConnectionEvent[]; readonly refusal?: GrantRefusal };
+
+function judgeTokenRequest(command: Extract<ConnectionCommand, { type: 'RedeemCode' | 'RefreshTokens' }>, state: ConnectionState | null): Judgement {
+  return command.type === 'RedeemCode' ? judgeRedeem(state, command) : judgeRefresh(state, command);
+}
+
+function decideGrant(state: ConnectionState | null, input: GrantInput): ConnectionEvent[] {
   if (state) throw new Error(`connection ${input.id} already exists`); // ids are 128 random bits
   return [
     {
@@ -62,19 +132,8 @@ export function decideGrant(state: ConnectionState | null, input: GrantInput): C
   ];
 }
 
-export type RedeemInput = {
-  readonly code: string;
-  readonly verifier: string;
-  readonly clientId: string;
-  readonly redirectUri: string;
-  /** The `resource` parameter, when the client sent one. */
-  readonly resource?: string;
-  readonly now: Date;
-  readonly tokens: IssuedTokens;
-};
-
 /** Redeems the authorization code: checks client, redirect URI, expiry, resource and PKCE. */
-export function decideRedeem(state: ConnectionState | null, input: RedeemInput): TokenDecision {
+function judgeRedeem(state: ConnectionState | null, input: RedeemInput): Judgement {
   const code = state?.code;
   if (!state || !code || !sameHash(code.hash, hashToken(input.code))) return refuse('invalid_grant', 'unknown authorization code');
   if (state.clientId !== input.clientId) return refuse('invalid_grant', 'the authorization code was issued to another client');
@@ -108,16 +167,8 @@ export function decideRedeem(state: ConnectionState | null, input: RedeemInput):
   };
 }
 
-export type RefreshInput = {
-  readonly refreshToken: string;
-  readonly clientId: string;
-  readonly resource?: string;
-  readonly now: Date;
-  readonly tokens: IssuedTokens;
-};
-
 /** Rotates the token pair; a refresh token that was already rotated away revokes the connection. */
-export function decideRefresh(state: ConnectionState | null, input: RefreshInput): TokenDecision {
+function judgeRefresh(state: ConnectionState | null, input: RefreshInput): Judgement {
   if (!state) return refuse('invalid_grant', 'unknown refresh token');
   const hash = hashToken(input.refreshToken);
   const current = state.refreshTokenHash !== '' && sameHash(state.refreshTokenHash, hash);
@@ -154,20 +205,9 @@ export function decideRefresh(state: ConnectionState | null, input: RefreshInput
   };
 }
 
-function refuse(error: OAuthErrorCode, description: string, revoke?: string, id?: string): { events: ConnectionEvent[]; refusal: GrantRefusal } {
+function refuse(error: OAuthErrorCode, description: string, revoke?: string, id?: string): Judgement {
   return {
     events: revoke && id ? [{ type: 'ConnectionRevoked', data: { id, reason: revoke } }] : [],
     refusal: { error, description, ...(revoke ? { revoke } : {}) },
   };
-}
-
-/** Revokes an active connection; its tokens are refused from then on. */
-export function decideRevoke(state: ConnectionState | null, input: { id: string; reason: string }): ConnectionEvent[] {
-  if (!state || state.revoked) throw new NotFoundError(`no active connection ${input.id}`);
-  return [{ type: 'ConnectionRevoked', data: { id: input.id, reason: input.reason } }];
-}
-
-/** Records that the access token authorized a request (callers coalesce); nothing once revoked. */
-export function decideUse(state: ConnectionState | null, input: { id: string; at: Date }): ConnectionEvent[] {
-  return state && !state.revoked ? [{ type: 'ConnectionUsed', data: { id: input.id, at: input.at.toISOString() } }] : [];
 }

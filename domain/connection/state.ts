@@ -1,4 +1,3 @@
-import type { Recorded } from '../events.ts';
 import type { ConnectionEvent } from './events.ts';
 
 /**
@@ -85,8 +84,6 @@ export function applyConnectionEvent<S extends ConnectionState>(state: S | null,
   }
 }
 
-/** Folds events of a connection stream, in order, onto `state`. */
-export const evolveConnection = (state: ConnectionState | null, events: readonly Recorded[]): ConnectionState | null =>
-  events.reduce<ConnectionState | null>((s, e) => applyConnectionEvent(s, e as Recorded<ConnectionEvent>), state);
+/** One event onto the write side's state (the decider's `evolve`). */
+export const evolveConnection = (state: ConnectionState | null, event: ConnectionEvent): ConnectionState | null => applyConnectionEvent(state, event);
 
-export const foldConnection = (events: readonly Recorded[]): ConnectionState | null => evolveConnection(null, events);

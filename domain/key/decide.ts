@@ -1,7 +1,8 @@
 import { NotFoundError, ValidationError } from '../errors.ts';
 import type { Grant } from '../grants.ts';
 import type { KeyEvent } from './events.ts';
-import type { KeyState } from './state.ts';
+import type { Decider } from '../decider.ts';
+import { evolveKey, NO_KEY, type KeyState } from './state.ts';
 
 /** A key as asked for (API body or CLI flags), its fields already well-formed; `expiresAt` as given. */
 export type KeyRequest = {
@@ -55,3 +56,6 @@ export function decideKey(command: KeyCommand, state: KeyState): KeyEvent[] {
     }
   }
 }
+
+/** The key aggregate: one `key-<id>` stream per key. */
+export const keyDecider: Decider<KeyCommand, KeyState, KeyEvent> = { decide: decideKey, evolve: evolveKey, initialState: NO_KEY };

@@ -1,4 +1,3 @@
-import type { Recorded } from '../events.ts';
 import type { KeyEvent } from './events.ts';
 
 /**
@@ -27,5 +26,3 @@ export function evolveKey(state: KeyState, event: KeyEvent): KeyState {
   }
 }
 
-export const foldKey = (events: readonly Recorded[]): KeyState =>
-  events.reduce((s, e) => evolveKey(s, e as Recorded<KeyEvent>), NO_KEY);

@@ -1,4 +1,3 @@
-import type { Recorded } from '../events.ts';
 import type { OAuthClientEvent } from './events.ts';
 
 /**
@@ -41,8 +40,6 @@ export function evolveClient(state: ClientState, event: OAuthClientEvent): Clien
   }
 }
 
-export const foldClient = (events: readonly Recorded[]): ClientState =>
-  events.reduce((s, e) => evolveClient(s, e as Recorded<OAuthClientEvent>), NO_CLIENT);
 
 /** Is an unused registration with this deadline over at `now`? (No deadline: never.) */
 export function unusedExpired(unusedExpiresAt: string | undefined, now: Date): boolean {

@@ -1,10 +1,12 @@
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { fullPath, type SiteAddress } from '../paths.ts';
 import { nextRevisionId } from '../revision-id.ts';
+import type { Decider } from '../decider.ts';
+import type { ChangeCounts } from '../manifest-diff.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
 import { allows, type LifecycleCommand } from './lifecycle.ts';
 import { mergeMeta, patchMeta, sameMeta, type MetaInput, type MetaPatch } from './meta.ts';
-import type { SiteState } from './state.ts';
+import { evolveSite, initialSiteState, type SiteState } from './state.ts';
 
 export type Versioning = { readonly enabled: boolean; readonly keep: number };
 
@@ -20,6 +22,8 @@ export type SiteCommand =
       /** Id for a new incarnation; only used when the address has no live or quarantined site. */
       readonly newSiteId: number | undefined;
       readonly versioning: Versioning;
+      /** The changelog's counts against the live revision (all added for a new incarnation), measured before deciding. */
+      readonly changes?: ChangeCounts;
     }
   | { readonly type: 'UnpublishSite'; readonly address: SiteAddress }
   | { readonly type: 'RestoreSite'; readonly address: SiteAddress }
@@ -31,6 +35,8 @@ export type SiteCommand =
       /** Undefined → the most recently archived revision; `current` → no-op. */
       readonly revision: string | undefined;
       readonly versioning: Versioning;
+      /** What the chosen revision changes against the live one (see `rollbackTarget`), measured before deciding. */
+      readonly changes?: ChangeCounts;
     };
 
 /** Does this command need a freshly allocated site id? (asked before `decide`, which stays pure) */
@@ -80,8 +86,8 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
 }
 
 function decidePublish(command: Extract<SiteCommand, { type: 'PublishSite' }>, state: SiteState): SiteEvent[] {
-  if (state.status === 'quarantined') throw inTrash(command.address);
-  requireAllowed(state, 'PUBLISH');
+  // Only the trash refuses a publish (spec §4): restore or purge first.
+  if (!allows(state.status, 'PUBLISH')) throw inTrash(command.address);
   const { group, slug } = command.address;
   if (state.status === 'live' && state.live!.manifest === command.content.manifest) {
     // The live files again (a re-run CI job): no revision, so real ones stay in the KEEP window;
@@ -94,13 +100,13 @@ function decidePublish(command: Extract<SiteCommand, { type: 'PublishSite' }>, s
     if (command.newSiteId === undefined) throw new Error('a new site needs an allocated id');
     if (command.meta.title === undefined) throw new ValidationError('meta.title is required for a new site');
     const meta: SiteMeta = mergeMeta(undefined, command.meta);
-    return [{ type: 'SitePublished', data: { siteId: command.newSiteId, group, slug, created: true, revision, meta } }];
+    return [{ type: 'SitePublished', data: { siteId: command.newSiteId, group, slug, created: true, revision, meta, ...command.changes } }];
   }
   // Replace: the previous live content is archived or discarded.
   const siteId = state.siteId!;
   const previous = state.live!;
   const meta = mergeMeta(state.meta, command.meta);
-  const published: SiteEvent = { type: 'SitePublished', data: { siteId, group, slug, created: false, revision, meta } };
+  const published: SiteEvent = { type: 'SitePublished', data: { siteId, group, slug, created: false, revision, meta, ...command.changes } };
   if (!command.versioning.enabled) {
     return [published, dropEvent(siteId, previous)];
   }
@@ -118,8 +124,13 @@ export function inTrash(address: SiteAddress): ConflictError {
   return new ConflictError(`${fullPath(address)} is in the trash: restore it or purge it first`);
 }
 
-function requireAllowed(state: SiteState, command: LifecycleCommand): void {
-  if (!allows(state.status, command)) throw new ConflictError(`cannot ${command.toLowerCase()} a site that is ${state.status}`);
+/**
+ * The revision a rollback makes live: the one named, or the most recently archived one;
+ * undefined when there is nothing to do (`current`, the live id) or nothing to choose.
+ */
+export function rollbackTarget(state: SiteState, revision: string | undefined): RevisionInfo | undefined {
+  if (revision === 'current' || revision === state.live?.id) return undefined;
+  return revision === undefined ? state.archived[0] : state.archived.find((r) => r.id === revision);
 }
 
 function decideRollback(command: Extract<SiteCommand, { type: 'RollbackSite' }>, state: SiteState): SiteEvent[] {
@@ -127,10 +138,9 @@ function decideRollback(command: Extract<SiteCommand, { type: 'RollbackSite' }>,
   if (!command.versioning.enabled) throw new ConflictError('versioning is off, so there is nothing to roll back to');
   if (command.revision === 'current' || command.revision === state.live!.id) return [];
   if (state.archived.length === 0) throw new ConflictError(`site ${fullPath(command.address)} has no archived revision`);
-  const chosen =
-    command.revision === undefined ? state.archived[0] : state.archived.find((r) => r.id === command.revision);
+  const chosen = rollbackTarget(state, command.revision);
   if (!chosen) throw new NotFoundError(`site ${fullPath(command.address)} has no revision ${command.revision}`);
-  return [{ type: 'SiteRolledBack', data: { siteId, revisionId: chosen.id, previousRevisionId: state.live!.id } }];
+  return [{ type: 'SiteRolledBack', data: { siteId, revisionId: chosen.id, previousRevisionId: state.live!.id, ...command.changes } }];
 }
 
 /** What garbage collection needs to know about a revision that is no longer retained. */
@@ -142,3 +152,6 @@ function dropEvent(siteId: number, r: RevisionInfo): SiteEvent {
   const { id, ...rest } = droppedRef(r);
   return { type: 'RevisionDropped', data: { siteId, revisionId: id, ...rest } };
 }
+
+/** The site aggregate: one stream per address (domain/streams.ts). */
+export const siteDecider: Decider<SiteCommand, SiteState, SiteEvent> = { decide: decideSite, evolve: evolveSite, initialState: initialSiteState };

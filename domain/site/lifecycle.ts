@@ -43,3 +43,16 @@ export type LifecycleCommand = EventFrom<typeof siteLifecycle>['type'];
 export function allows(status: LifecycleStatus, command: LifecycleCommand): boolean {
   return siteLifecycle.resolveState({ value: status, context: {} }).can({ type: command });
 }
+
+/**
+ * May the site's content be read (served, browsed, listed with its revisions)? The machine's
+ * `READ`: only a live site answers; one in the trash, purged or never published is absent.
+ */
+export function readable(status: LifecycleStatus): boolean {
+  return allows(status, 'READ');
+}
+
+/** May a publish go to this address? Not while the site is in the trash (spec §4). */
+export function publishable(status: LifecycleStatus): boolean {
+  return allows(status, 'PUBLISH');
+}

@@ -1,4 +1,4 @@
-import type { Recorded } from '../events.ts';
+import type { Stamped } from '../decider.ts';
 import type { SiteAddress } from '../paths.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
 import type { LifecycleStatus } from './lifecycle.ts';
@@ -22,7 +22,7 @@ export type SiteState = {
 export const initialSiteState: SiteState = { status: 'absent', archived: [] };
 
 /** Pure fold of one site event into state. */
-export function evolveSite(state: SiteState, event: Recorded<SiteEvent> | (SiteEvent & { meta: { at: string } })): SiteState {
+export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteState {
   const at = event.meta.at;
   switch (event.type) {
     case 'SitePublished': {
@@ -71,8 +71,4 @@ export function evolveSite(state: SiteState, event: Recorded<SiteEvent> | (SiteE
       return never;
     }
   }
-}
-
-export function foldSite(events: readonly Recorded<SiteEvent>[]): SiteState {
-  return events.reduce(evolveSite, initialSiteState);
 }

@@ -9,8 +9,8 @@ import { publishFiles, type IncomingFile } from '../../app/publish/publish.ts';
 import type { Recorded, SiteEvent } from '../../domain/events.ts';
 import { siteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
-import { decideSite, needsNewSiteId } from '../../domain/site/decide.ts';
-import { foldSite } from '../../domain/site/state.ts';
+import { decideSite, needsNewSiteId, siteDecider } from '../../domain/site/decide.ts';
+import { fold } from '../../domain/decider.ts';
 import { sequenceStream, siteStream } from '../../domain/streams.ts';
 import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
 import { loadConfig } from '../../host/config.ts';
@@ -72,7 +72,7 @@ export async function seedSites(dataDir: string, count: number, rounds = 1): Pro
         const address = siteAddress(s.group, s.slug);
         const stream = siteStream(address);
         const { events: history, revision } = await events.readStream(stream);
-        const state = foldSite(history as Recorded<SiteEvent>[]);
+        const state = fold(siteDecider, history as Recorded<SiteEvent>[]);
         const decided = decideSite(
           {
             type: 'PublishSite',

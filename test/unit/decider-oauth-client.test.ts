@@ -5,18 +5,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { OAuthClientEvent as ConnectionEvent, Recorded } from '../../domain/events.ts';
-import { decideClientUse, decideExpireClient, decideRegisterClient, UNUSED_CLIENT_TTL_MS } from '../../domain/oauth-client/decide.ts';
-import { clientUsable, foldClient } from '../../domain/oauth-client/state.ts';
+import type { OAuthClientEvent as ConnectionEvent } from '../../domain/events.ts';
+import { decideClient, oauthClientDecider, UNUSED_CLIENT_TTL_MS } from '../../domain/oauth-client/decide.ts';
+import { clientUsable, type ClientState } from '../../domain/oauth-client/state.ts';
+import { deciderSpec } from '../support/decider-spec.ts';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const DAY = UNUSED_CLIENT_TTL_MS;
 
-const given = (...events: ConnectionEvent[]) =>
-  foldClient(
-    events.map((e, i) => ({ ...e, stream: 'oauthclient-c1', revision: i, position: String(i), meta: { actor: { kind: 'system', name: 't' }, at: T0.toISOString() } })) as Recorded[],
-  );
+const spec = deciderSpec(oauthClientDecider, T0.toISOString());
+const given = (...events: ConnectionEvent[]) => spec.state(...events);
+const decideRegisterClient = (state: ClientState, input: { clientId: string; name: string; redirectUris: string[]; now: Date }) => decideClient({ type: 'RegisterClient', ...input }, state);
+const decideClientUse = (state: ClientState, input: { clientId: string; connectionId: string; now: Date }) => decideClient({ type: 'UseClient', ...input }, state);
+const decideExpireClient = (state: ClientState, now: Date) => decideClient({ type: 'ExpireClient', now }, state);
 
 const registered: ConnectionEvent = {
   type: 'ClientRegistered',
@@ -68,5 +70,13 @@ describe('OAuth client decider', () => {
     expect(clientUsable(given(registered, used, expired), at(1))).toBe(false);
     expect(clientUsable(given(), T0)).toBe(false);
     expect(clientUsable(given(legacy), at(365 * DAY))).toBe(true);
+  });
+});
+
+describe('the OAuth client decider (spec form)', () => {
+  it('given a registration, when the expiry job runs at its deadline, then it expires; once used, never', () => {
+    spec.given(registered).when({ type: 'ExpireClient', now: at(DAY) }).then([expired]);
+    spec.given(registered, used).when({ type: 'ExpireClient', now: at(DAY) }).then([]);
+    spec.given(registered, expired).when({ type: 'UseClient', clientId: 'c1', connectionId: 'x9', now: at(1) }).thenThrows(NotFoundError);
   });
 });

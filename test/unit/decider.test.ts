@@ -1,5 +1,5 @@
 /**
- * Decider specs: given the events of a site stream (folded with `foldSite`), when a
+ * Decider specs: given the events of a site stream (folded by `siteDecider.evolve`), when a
  * `SiteCommand`, then `decideSite` returns exactly these events or throws this typed error.
  */
 import { describe, expect, it } from 'vitest';
@@ -7,10 +7,12 @@ import { ConflictError, NotFoundError, ValidationError } from '../../domain/erro
 import type { Recorded, RevisionInfo, SiteEvent } from '../../domain/events.ts';
 import type { SiteAddress } from '../../domain/paths.ts';
 import { formatRevisionId, isRevisionId, parseRevisionId } from '../../domain/revision-id.ts';
-import { decideSite, needsNewSiteId, type SiteCommand, type Versioning } from '../../domain/site/decide.ts';
+import { fold } from '../../domain/decider.ts';
+import { decideSite, needsNewSiteId, siteDecider, type SiteCommand, type Versioning } from '../../domain/site/decide.ts';
 import { allows, type LifecycleCommand, type LifecycleStatus } from '../../domain/site/lifecycle.ts';
-import { evolveSite, foldSite, initialSiteState, type SiteState } from '../../domain/site/state.ts';
+import { evolveSite, initialSiteState, type SiteState } from '../../domain/site/state.ts';
 import { siteStream } from '../../domain/streams.ts';
+import { deciderSpec } from '../support/decider-spec.ts';
 
 const ADDRESS: SiteAddress = { group: 'docs', slug: 'app' };
 const OFF: Versioning = { enabled: false, keep: 5 };
@@ -51,7 +53,7 @@ function given(...events: SiteEvent[]): SiteState {
       meta: { actor: { kind: 'system', name: 'test' }, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() },
     }),
   );
-  return foldSite(recorded);
+  return fold(siteDecider, recorded);
 }
 
 /** Applies decided events on top of a state (for multi-step scenarios). */
@@ -365,4 +367,22 @@ describe('lifecycle machine', () => {
       expect(all.filter((c) => allows(status, c))).toEqual(allowed);
     });
   }
+});
+
+describe('the site decider (spec form)', () => {
+  const spec = deciderSpec(siteDecider);
+  it('publishing the live files with new meta is a patch; the trash refuses a publish', () => {
+    spec.given(created(1)).when(publish({ content: { manifest: 'm1', files: 1, size: 100 }, meta: { title: 'T' } })).then([
+      { type: 'SitePatched', data: { siteId: 7, meta: { title: 'T', hidden: false } } },
+    ]);
+    spec.given(created(1), quarantined).when(publish()).thenThrows(ConflictError);
+  });
+  it('the change counts measured before deciding ride on the event', () => {
+    const changes = { filesAdded: 1, filesChanged: 2, filesRemoved: 3, bytesAdded: 4, bytesRemoved: 5 };
+    const [event] = spec.given(created(1)).when(publish({ changes })).events();
+    expect(event).toMatchObject({ type: 'SitePublished', data: changes });
+    spec.given(created(1), archivedEv(1), replaced(2)).when({ ...rollback(undefined), changes } as SiteCommand).then([
+      { type: 'SiteRolledBack', data: { siteId: 7, revisionId: id(1), previousRevisionId: id(2), ...changes } },
+    ]);
+  });
 });

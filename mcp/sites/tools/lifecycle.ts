@@ -9,6 +9,7 @@ import type { ApiContext } from '../../../api/context.ts';
 import { parseRollback } from '../../../api/requests.ts';
 import { revisionJson, siteJson } from '../../../api/site-json.ts';
 import { guard, jsonResult } from './result.ts';
+import { readable } from '../../../domain/site/lifecycle.ts';
 
 const sitePath = z.string().describe('Full site path: group labels then slug, e.g. "docs/app" or "demo"');
 
@@ -72,7 +73,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
         const address = parseSitePath(site);
         authorize(identity, 'rollback', address);
         const doc = await api.deps.readModel.getSite(fullPath(address));
-        if (!doc || doc.status !== 'live') throw new NotFoundError(`no site ${fullPath(address)}`);
+        if (!doc || !readable(doc.status)) throw new NotFoundError(`no site ${fullPath(address)}`);
         return jsonResult({ revisions: revisionsOf(doc).map((r) => revisionJson(r.info, r.current)) });
       }),
   );

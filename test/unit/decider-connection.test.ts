@@ -1,31 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { checkAccessToken } from '../../domain/connection/access.ts';
 import { credentialConnection, issueTokens, newConnectionId, newCredential, s256 } from '../../domain/connection/credentials.ts';
-import { decideGrant, decideRedeem, decideRefresh } from '../../domain/connection/decide.ts';
-import { evolveConnection, type ConnectionState as ConnectionDoc } from '../../domain/connection/state.ts';
-import type { ConnectionEvent, Recorded } from '../../domain/events.ts';
+import { connectionDecider, decideConnection, tokenRefusal, type ConnectionCommand, type RedeemInput, type RefreshInput } from '../../domain/connection/decide.ts';
+import type { ConnectionState as ConnectionDoc } from '../../domain/connection/state.ts';
+import type { ConnectionEvent } from '../../domain/events.ts';
+import { deciderSpec } from '../support/decider-spec.ts';
 
 const RESOURCE = 'http://localhost:8080/mcp';
 const T0 = new Date('2026-11-21T10:00:00Z');
 const TTL = { accessMs: 3_600_000, refreshMs: 30 * 86_400_000 };
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
-let revision = 0;
-const apply = (doc: ConnectionDoc | null, events: ConnectionEvent[], when = T0): ConnectionDoc | null =>
-  evolveConnection(
-    doc,
-    events.map((e) => ({ ...e, stream: 'connection-x', revision: revision++, position: String(revision), meta: { actor: { kind: 'system', name: 't' }, at: when.toISOString() } })) as Recorded[],
-  );
+const apply = (doc: ConnectionDoc | null, events: readonly ConnectionEvent[], when = T0): ConnectionDoc | null =>
+  events.reduce((s, e) => connectionDecider.evolve(s, { ...e, meta: { at: when.toISOString() } }), doc);
+
+/** A token-endpoint command decided on a state: its events and the refusal the endpoint answers with. */
+function decideToken(command: Extract<ConnectionCommand, { type: 'RedeemCode' | 'RefreshTokens' }>, state: ConnectionDoc | null) {
+  return { events: decideConnection(command, state), refusal: tokenRefusal(command, state) };
+}
+const decideRedeem = (state: ConnectionDoc | null, input: RedeemInput) => decideToken({ type: 'RedeemCode', ...input }, state);
+const decideRefresh = (state: ConnectionDoc | null, input: RefreshInput) => decideToken({ type: 'RefreshTokens', ...input }, state);
 
 /** Given a granted connection: the code, verifier and state. */
 function granted() {
   const id = newConnectionId();
   const code = newCredential('code', id);
   const verifier = 'v'.repeat(50);
-  const doc = apply(null, decideGrant(null, { id, clientId: 'c1', clientName: 'Agent', user: 'admin', grants: [{ kind: 'group', target: 'mcp', permissions: ['publish'] }], resource: RESOURCE, code, challenge: s256(verifier), redirectUri: 'http://127.0.0.1/cb', now: T0 }))!;
+  const doc = apply(null, decideConnection({ type: 'GrantConnection', id, clientId: 'c1', clientName: 'Agent', user: 'admin', grants: [{ kind: 'group', target: 'mcp', permissions: ['publish'] }], resource: RESOURCE, code, challenge: s256(verifier), redirectUri: 'http://127.0.0.1/cb', now: T0 }, null))!;
   return { id, code, verifier, doc };
 }
-const redeem = (doc: ConnectionDoc, code: string, verifier: string, now = at(1000), extra: Partial<Parameters<typeof decideRedeem>[1]> = {}) =>
+const redeem = (doc: ConnectionDoc, code: string, verifier: string, now = at(1000), extra: Partial<RedeemInput> = {}) =>
   decideRedeem(doc, { code, verifier, clientId: 'c1', redirectUri: 'http://127.0.0.1/cb', now, tokens: issueTokens(doc.id, now, TTL), ...extra });
 
 describe('connection decider', () => {
@@ -90,5 +94,26 @@ describe('connection decider', () => {
     const revoked = apply(live, [{ type: 'ConnectionRevoked', data: { id: live.id, reason: 'admin' } }])!;
     expect(checkAccessToken(revoked, tokens.accessToken, RESOURCE, at(2000))).toEqual({ ok: false, reason: 'the connection was revoked' });
     expect(checkAccessToken(live, tokens.refreshToken, RESOURCE, at(2000)).ok).toBe(false);
+  });
+});
+
+describe('the connection decider (spec form)', () => {
+  const spec = deciderSpec(connectionDecider, T0.toISOString());
+  const granted: ConnectionEvent = {
+    type: 'ConnectionGranted',
+    data: { id: 'x1', clientId: 'c1', clientName: 'Agent', user: 'admin', grants: [], refreshTokenHash: '', resource: RESOURCE },
+  };
+  it('revokes an active connection once; a revoked or unknown one is not found', () => {
+    spec.given(granted).when({ type: 'RevokeConnection', id: 'x1', reason: 'by admin' }).then([{ type: 'ConnectionRevoked', data: { id: 'x1', reason: 'by admin' } }]);
+    spec.given(granted, { type: 'ConnectionRevoked', data: { id: 'x1', reason: 'by admin' } }).when({ type: 'RevokeConnection', id: 'x1', reason: 'again' }).thenThrows(/no active connection/);
+    spec.given().when({ type: 'RevokeConnection', id: 'x1', reason: 'r' }).thenThrows(/no active connection/);
+  });
+  it('records use only while the connection is active', () => {
+    spec.given(granted).when({ type: 'RecordConnectionUse', id: 'x1', at: at(5) }).then([{ type: 'ConnectionUsed', data: { id: 'x1', at: at(5).toISOString() } }]);
+    spec.given(granted, { type: 'ConnectionRevoked', data: { id: 'x1', reason: 'r' } }).when({ type: 'RecordConnectionUse', id: 'x1', at: at(5) }).then([]);
+  });
+  it('a refused token request decides nothing, unless it is a replay', () => {
+    const tokens = issueTokens('x1', at(1), TTL);
+    spec.given(granted).when({ type: 'RefreshTokens', refreshToken: tokens.refreshToken, clientId: 'c1', now: at(1), tokens }).then([]);
   });
 });

@@ -32,7 +32,7 @@ export function auditRouter(api: ApiContext): Router {
 
   r.get('/api/storage', async (ctx) => {
     await requireAdmin(api, ctx);
-    ctx.body = (await serviceStorage(api.deps.readModel, api.manifests)) satisfies ServiceStorage;
+    ctx.body = (await serviceStorage(api.deps.queries, api.manifests)) satisfies ServiceStorage;
   });
 
   return r;

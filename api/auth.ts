@@ -49,7 +49,7 @@ async function resolve(api: ApiContext, ctx: Context): Promise<Authentication> {
   if (token === undefined) return { bearer: false, user };
   let identity: Identity | undefined;
   try {
-    identity = await authenticateKey(token, (hash) => api.deps.readModel.getKeyByTokenHash(hash), api.deps.now());
+    identity = await authenticateKey(token, (hash) => api.deps.queries.getKeyByTokenHash(hash), api.deps.now());
   } catch (err) {
     // A failed lookup is the answer of the routes that need the key, not of every route.
     return { bearer: true, key: { refused: err }, user };

@@ -31,7 +31,7 @@ export function ingestRouter(api: ApiContext): Router {
     const identity = await requireKey(api, ctx);
     const address = sitePathParam(ctx);
     authorize(identity, 'rollback', address);
-    const site = await api.deps.readModel.getSite(fullPath(address));
+    const site = await api.deps.queries.getSite(fullPath(address));
     if (!site || !readable(site.status)) throw new NotFoundError(`no site ${fullPath(address)}`);
     ctx.body = { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)), ...(await siteStorage(site, api.manifests)) } satisfies RevisionsResponse;
   });

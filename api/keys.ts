@@ -15,7 +15,7 @@ export function keysRouter(api: ApiContext): Router {
   const r = new Router();
   r.get('/api/keys', async (ctx) => {
     await requireAdmin(api, ctx);
-    const keys = await api.deps.readModel.listKeys();
+    const keys = await api.deps.queries.listKeys();
     ctx.body = { keys: keys.filter((k) => !k.revoked).map(keyJson) } satisfies KeysResponse;
   });
   r.post('/api/keys', async (ctx) => {

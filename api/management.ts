@@ -54,12 +54,12 @@ export function managementRouter(api: ApiContext): Router {
   // are in it for admins who asked, never otherwise, whoever asks) and on the site URLs;
   // the whole query is the key, so a filter added to it later is part of the key too.
   const listings = new SiteListCache(LISTING_CACHE_BYTES);
-  const checkpoint = () => api.deps.readModel.checkpoint();
+  const checkpoint = () => api.deps.queries.checkpoint();
   r.get('/api/sites', async (ctx) => {
     const identity = await requireUser(api, ctx);
     const query = parseSiteQuery(ctx.query, isAdmin(identity));
     const key = JSON.stringify([query, siteUrlProbe(api)]);
-    const body = await listings.answer(checkpoint, key, async () => siteListBody(api, await api.deps.readModel.listSites(query)));
+    const body = await listings.answer(checkpoint, key, async () => siteListBody(api, await api.deps.queries.listSites(query)));
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = body; // SitesResponse, serialized by siteListBody
   });
@@ -72,7 +72,7 @@ export function managementRouter(api: ApiContext): Router {
   // The trash. Registered before `/api/sites/*path` so `deleted` is never read as a slug.
   r.get('/api/sites/deleted', async (ctx) => {
     await requireAdmin(api, ctx);
-    const sites = await api.deps.readModel.listQuarantined();
+    const sites = await api.deps.queries.listQuarantined();
     ctx.body = { sites: sites.map((d) => siteJson(api, d)), count: sites.length } satisfies TrashResponse;
   });
   siteRoute(r, 'POST', '/api/sites/deleted/*path', async (ctx) => {

@@ -106,5 +106,5 @@ async function metaFile(stream: Readable): Promise<Part> {
 }
 
 async function* single(path: string, content: Readable): AsyncGenerator<IncomingFile> {
-  yield { path, content };
+  yield { path, content: { kind: 'stream', source: content } };
 }

@@ -1,6 +1,6 @@
-import type { BlobStore, EventStore } from '../domain/ports.ts';
+import type { BlobIndex, BlobStore, DeploySessions, EventStore } from '../domain/ports.ts';
 import type { Versioning } from '../domain/site/decide.ts';
-import type { ReadModel } from '../projections/read-model.ts';
+import type { Queries } from '../projections/queries.ts';
 import type { PublishGate } from './gate.ts';
 
 export type Limits = {
@@ -12,12 +12,15 @@ export type Limits = {
 };
 
 /**
- * What command handlers need: the three ports, settings, and a way to wait until the
+ * What the use cases need: the ports (the log, the projected documents' queries, the blob
+ * index, the deploy sessions, the file store), settings, and a way to wait until the
  * projections have applied a stream revision (read-your-writes).
  */
 export type CommandDeps = {
   readonly events: EventStore;
-  readonly readModel: ReadModel;
+  readonly queries: Queries;
+  readonly blobIndex: BlobIndex;
+  readonly deploys: DeploySessions;
   readonly blobs: BlobStore;
   readonly versioning: Versioning;
   readonly limits: Limits;

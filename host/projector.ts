@@ -1,5 +1,6 @@
 import type { EventStore } from '../domain/ports.ts';
-import type { ReadModel } from '../projections/read-model.ts';
+import type { Leases } from '../domain/ports.ts';
+import type { ProjectionStore } from '../projections/projection-store.ts';
 
 const LEASE = 'projector';
 /** Events per read of the log. */
@@ -47,7 +48,7 @@ export class Projector {
 
   constructor(
     private readonly events: EventStore,
-    private readonly readModel: ReadModel,
+    private readonly readModel: ProjectionStore & Leases,
     private readonly options: ProjectorOptions,
   ) {
     this.ttl = options.leaseTtlMs ?? 5_000;

@@ -7,12 +7,12 @@ import type { Manifest, ManifestEntry } from '../domain/manifest.ts';
 import { fullPath, type SiteAddress } from '../domain/paths.ts';
 import type { BlobStore } from '../domain/ports.ts';
 import type { SiteDoc } from '../projections/documents.ts';
-import type { ReadModel } from '../projections/read-model.ts';
+import type { Queries } from '../projections/queries.ts';
 import { cachedBody, compressedBody, HOT_MAX, SMALL, wholeBody, type Coding } from './byte-cache.ts';
 import { decodedPath, resolveRequest, rulesOf, type Resolved } from './site-resolve.ts';
 import { readable } from '../domain/site/lifecycle.ts';
 
-export type SiteServerDeps = { readModel: ReadModel; blobs: BlobStore; manifests: ManifestCache };
+export type SiteServerDeps = { queries: Queries; blobs: BlobStore; manifests: ManifestCache };
 
 const COMPRESSIBLE = /^(text\/|application\/(javascript|json|xml|wasm|manifest\+json|ld\+json|rss\+xml|atom\+xml)|image\/svg\+xml|font\/(ttf|otf))/;
 
@@ -49,7 +49,7 @@ type CachedSite = { readonly checkpoint: string | undefined; readonly site: Site
 const siteCache = new Map<string, CachedSite>();
 const SITE_CACHE_MAX = 10_000;
 
-async function loadSite(readModel: ReadModel, path: string, checkpoint: string | undefined): Promise<CachedSite> {
+async function loadSite(readModel: Queries, path: string, checkpoint: string | undefined): Promise<CachedSite> {
   const entry: CachedSite = { checkpoint, site: await readModel.getSite(path) };
   // Keep it only if nothing was applied while reading (the document may be newer than `checkpoint`, never older).
   if ((await freshCheckpoint(readModel)) === checkpoint) {
@@ -69,7 +69,7 @@ function knownManifest(path: string, checkpoint: string | undefined): Manifest |
 /** The live revision's manifest; undefined when the site is absent or offline (hidden sites are served: hidden means unlisted). */
 async function liveManifest(deps: SiteServerDeps, path: string, checkpoint: string | undefined): Promise<Manifest | undefined> {
   const hit = siteCache.get(path);
-  const entry = hit && hit.checkpoint === checkpoint ? hit : await loadSite(deps.readModel, path, checkpoint);
+  const entry = hit && hit.checkpoint === checkpoint ? hit : await loadSite(deps.queries, path, checkpoint);
   const known = entry.manifest?.deref();
   if (known || !entry.site || !readable(entry.site.status)) return known;
   const manifest = await deps.manifests.get(entry.site.live.manifest);
@@ -126,7 +126,7 @@ export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req:
     return;
   }
   const path = fullPath(address);
-  const checkpoint = await freshCheckpoint(deps.readModel);
+  const checkpoint = await freshCheckpoint(deps.queries);
   const manifest = knownManifest(path, checkpoint) ?? (await liveManifest(deps, path, checkpoint));
   if (!manifest) return plain(res, 404, 'site not found\n');
   const url = req.url ?? '/';

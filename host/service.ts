@@ -64,7 +64,9 @@ export async function createService(config: Config, options: { project: 'run' | 
   mkdirSync(tmpDir, { recursive: true });
   const deps: CommandDeps = {
     events: stack.events,
-    readModel: stack.readModel,
+    queries: stack.readModel,
+    blobIndex: stack.readModel,
+    deploys: stack.readModel,
     blobs: stack.blobs,
     versioning: config.versioning,
     limits: { maxUploadBytes: config.maxUploadBytes, maxExtractBytes: config.maxExtractBytes, maxExtractEntries: config.maxExtractEntries, deployTtlMs: config.deployTtlMs },
@@ -184,7 +186,7 @@ export async function startHttp(service: Service): Promise<Server> {
   const apexes = [service.config.baseDomain, ...service.config.aliasDomains];
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
   const listenNames = listenHostNames(service.config.listen.host);
-  const siteDeps = { readModel: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
+  const siteDeps = { queries: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => {
     guardBodyPace(req, res, service.config.uploadPace);
     const target = classifyHost(req.headers.host, apexes, listenNames);

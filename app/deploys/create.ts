@@ -41,7 +41,7 @@ export async function createDeploy(
   const now = deps.now();
   const id = randomBytes(16).toString('base64url');
   return deps.gate.shared(async () => {
-    const site = await deps.readModel.getSite(fullPath(target.address));
+    const site = await deps.queries.getSite(fullPath(target.address));
     // Refused now rather than after the uploads: the publish would refuse it the same way.
     if (!site && target.meta.title === undefined) throw new ValidationError('meta.title is required for a new site');
     const held = await heldBySite(manifests, site);
@@ -63,7 +63,7 @@ export async function createDeploy(
       status: 'open',
       uploadedBytes: 0,
     };
-    await deps.readModel.createDeploy(deploy, blobs);
+    await deps.deploys.createDeploy(deploy, blobs);
     return { deploy, required: blobs.filter((b) => b.required).map((b) => b.hash) };
   });
 }

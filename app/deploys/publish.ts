@@ -16,24 +16,24 @@ import { loadDeploy } from './upload.ts';
 export async function publishDeploy(deps: CommandDeps, identity: Identity, id: string): Promise<PublishOutcome> {
   const deploy = await loadDeploy(deps, identity, id);
   assertOpen(deploy);
-  if (!(await deps.readModel.setDeployStatus(id, 'open', 'publishing'))) {
+  if (!(await deps.deploys.setDeployStatus(id, 'open', 'publishing'))) {
     // Another publish of this deploy claimed it first: 409 (published or being published), 404 (gone).
     assertOpen(await loadDeploy(deps, identity, id));
     throw new ConflictError(`deploy ${id} is being published by another request; try again`);
   }
   try {
     const outcome = await publishFiles(deps, identity, { address: deploy.address, meta: deploy.meta }, await deployFiles(deps, deploy));
-    await deps.readModel.setDeployStatus(id, 'publishing', 'published', outcome.revision.id);
+    await deps.deploys.setDeployStatus(id, 'publishing', 'published', outcome.revision.id);
     return outcome;
   } catch (err) {
-    await deps.readModel.setDeployStatus(id, 'publishing', 'open').catch(() => undefined);
+    await deps.deploys.setDeployStatus(id, 'publishing', 'open').catch(() => undefined);
     throw err;
   }
 }
 
 /** The deploy's files as content already in the store; 409 with the digests still missing. */
 async function deployFiles(deps: CommandDeps, deploy: Deploy): Promise<AsyncIterable<IncomingFile>> {
-  const blobs = await deps.readModel.listDeployBlobs(deploy.id);
+  const blobs = await deps.deploys.listDeployBlobs(deploy.id);
   const missing = missingDigests(blobs);
   if (missing.length > 0) throw new MissingFilesError(missing);
   const sizes = new Map(blobs.map((b) => [b.hash, b.size!]));
@@ -47,6 +47,6 @@ async function deployFiles(deps: CommandDeps, deploy: Deploy): Promise<AsyncIter
     throw new TooLargeError(`the site's files add up to more than ${deps.limits.maxExtractBytes} bytes (SITES_MAX_EXTRACT_BYTES)`);
   }
   return (async function* () {
-    for (const [path, hash] of files) yield { path, stored: { hash, size: sizes.get(hash)! } };
+    for (const [path, hash] of files) yield { path, content: { kind: 'stored', hash, size: sizes.get(hash)! } };
   })();
 }

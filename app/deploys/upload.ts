@@ -10,7 +10,7 @@ const SMALL_BODY = 256 * 1024;
 
 /** The deploy as this caller may use it: its own key's (or any, for an admin key), not expired; `publish` on its site. */
 export async function loadDeploy(deps: CommandDeps, identity: Identity, id: string): Promise<Deploy> {
-  const deploy = accessibleDeploy(await deps.readModel.getDeploy(id), identity, deps.now(), id);
+  const deploy = accessibleDeploy(await deps.deploys.getDeploy(id), identity, deps.now(), id);
   authorize(identity, 'publish', deploy.address);
   return deploy;
 }
@@ -34,7 +34,7 @@ export async function uploadDeployFile(
   const { maxUploadBytes, maxExtractBytes } = deps.limits;
   const deploy = await loadDeploy(deps, identity, id);
   assertOpen(deploy);
-  const listed = await deps.readModel.getDeployBlob(id, digest);
+  const listed = await deps.deploys.getDeployBlob(id, digest);
   if (!listed) throw new NotFoundError(`deploy ${id} lists no file with the digest ${digest}`);
   if (declaredSize !== undefined && declaredSize > maxUploadBytes) throw bodyTooLarge(maxUploadBytes);
   const counts = listed.required && listed.size === undefined;
@@ -42,7 +42,7 @@ export async function uploadDeployFile(
 
   await deps.gate.shared(async () => {
     const size = await store(deps, body, digest, maxUploadBytes);
-    const recorded = await deps.readModel.recordDeployUpload(id, digest, size, maxExtractBytes);
+    const recorded = await deps.deploys.recordDeployUpload(id, digest, size, maxExtractBytes);
     if (recorded === 'over_limit') throw totalTooLarge(maxExtractBytes);
     if (recorded === 'closed') assertOpen(await loadDeploy(deps, identity, id)); // published meanwhile: 409; gone: 404
   });

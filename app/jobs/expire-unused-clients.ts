@@ -14,12 +14,12 @@ const EXPIRY_BATCH = 200;
  * only proposes candidates; each one is decided on its own stream, so a client used in the
  * meantime is kept. Returns the expired client ids.
  */
-export async function expireUnusedClients(deps: CycleDeps & Pick<CommandDeps, 'readModel'>, now: Date): Promise<string[]> {
+export async function expireUnusedClients(deps: CycleDeps & Pick<CommandDeps, 'queries'>, now: Date): Promise<string[]> {
   const actor: Actor = { kind: 'system', name: 'oauth-client-expiry' };
   const clients = oauthClientCommands(deps);
   const expired: string[] = [];
   for (;;) {
-    const batch = await deps.readModel.listExpiredUnusedOAuthClients(now.toISOString(), EXPIRY_BATCH);
+    const batch = await deps.queries.listExpiredUnusedOAuthClients(now.toISOString(), EXPIRY_BATCH);
     let progressed = false;
     for (const candidate of batch) {
       try {

@@ -30,7 +30,7 @@ export async function deleteUnreferenced(deps: CommandDeps, candidates: readonly
   const BATCH = 1000;
   for (let i = 0; i < candidates.length; i += BATCH) {
     const batch = candidates.slice(i, i + BATCH);
-    const referenced = await deps.readModel.referencedBlobs(batch);
+    const referenced = await deps.blobIndex.referencedBlobs(batch);
     for (const hash of batch) {
       if (referenced.has(hash)) continue;
       await deps.blobs.delete(hash);
@@ -52,11 +52,11 @@ export async function collectExpiredDeploys(deps: CommandDeps): Promise<{ deploy
   let deploys = 0;
   let deleted = 0;
   for (;;) {
-    const batch = await deps.readModel.listExpiredDeploys(deps.now().toISOString(), DEPLOY_BATCH);
+    const batch = await deps.deploys.listExpiredDeploys(deps.now().toISOString(), DEPLOY_BATCH);
     for (const deploy of batch) {
-      const candidates = [deploy.manifest, ...(await deps.readModel.listDeployBlobs(deploy.id)).map((b) => b.hash)];
+      const candidates = [deploy.manifest, ...(await deps.deploys.listDeployBlobs(deploy.id)).map((b) => b.hash)];
       // The record first: while it exists, its digests count as referenced.
-      await deps.readModel.deleteDeploy(deploy.id);
+      await deps.deploys.deleteDeploy(deploy.id);
       deleted += await deps.gate.exclusive(() => deleteUnreferenced(deps, candidates));
       deploys++;
     }

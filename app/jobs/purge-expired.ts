@@ -6,7 +6,7 @@ import { purgeSite } from '../site-lifecycle/lifecycle.ts';
 export async function purgeExpired(deps: CommandDeps, ttlMs: number): Promise<string[]> {
   const cutoff = deps.now().getTime() - ttlMs;
   const purged: string[] = [];
-  for (const site of await deps.readModel.listQuarantined()) {
+  for (const site of await deps.queries.listQuarantined()) {
     if (!site.deletedAt || Date.parse(site.deletedAt) > cutoff) continue;
     try {
       await purgeSite(deps, { actor: { kind: 'system', name: 'quarantine-ttl' }, system: true }, { group: site.group, slug: site.slug });

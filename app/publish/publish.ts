@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import mime from 'mime-types';
 import type { Identity } from '../../domain/auth.ts';
 import { DomainError, ValidationError } from '../../domain/errors.ts';
@@ -17,12 +16,13 @@ import { siteCommands } from '../aggregates.ts';
 import type { CommandDeps } from '../deps.ts';
 import { allocateId } from '../ids.ts';
 import { collectDropped, deleteUnreferenced } from '../jobs/gc.ts';
-import { storeFiles, type AlreadyStored } from './store-files.ts';
+import { storeFiles, type IncomingFile } from './store-files.ts';
+
+export type { FileContent, IncomingFile } from './store-files.ts';
 import { publishable } from '../../domain/site/lifecycle.ts';
 
 /** Where to publish and with which metadata: parsed from the request by api/requests.ts, `publish` checked. */
 export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
-export type IncomingFile = { readonly path: string; readonly content: Readable | AsyncIterable<Uint8Array> } | AlreadyStored;
 
 /** `unchanged`: the files and meta were the live ones, so nothing was recorded (spec §4). */
 export type PublishOutcome = { readonly site: SiteDoc; readonly revision: RevisionInfo; readonly unchanged: boolean };
@@ -45,7 +45,7 @@ export async function publishFiles(
   let appending = false;
   try {
     // Refused before any byte is stored; decided again on the stream, which settles a race.
-    const current = await deps.readModel.getSite(fullPath(target.address));
+    const current = await deps.queries.getSite(fullPath(target.address));
     if (current && !publishable(current.status)) throw inTrash(target.address);
     const outcome = await deps.gate.shared(async () => {
       const entries = new Map<string, ManifestEntry>();
@@ -63,7 +63,7 @@ export async function publishFiles(
       const manifest = await deps.blobs.putBytes(manifestBytes);
       if (manifest.created) created.push(manifest.hash);
       // The rules blob is indexed with the manifest: kept exactly as long as the revision is.
-      await deps.readModel.indexManifest(manifest.hash, [...new Set([...stripped.values()].map((e) => e.hash)), ...(rules ? [rules] : [])]);
+      await deps.blobIndex.indexManifest(manifest.hash, [...new Set([...stripped.values()].map((e) => e.hash)), ...(rules ? [rules] : [])]);
       const favicon = await detectFavicon(deps, stripped, created);
       const content: Omit<RevisionInfo, 'id'> = {
         manifest: manifest.hash,
@@ -76,7 +76,7 @@ export async function publishFiles(
       return commitPublish(deps, identity, target, content, { files: stripped });
     });
     dropped = outcome.dropped;
-    const site = await deps.readModel.getSite(fullPath(target.address));
+    const site = await deps.queries.getSite(fullPath(target.address));
     if (!site) throw new Error('published site missing from the read model');
     if (outcome.unchanged && created.length > 0) await deps.gate.exclusive(() => deleteUnreferenced(deps, created)).catch(() => undefined);
     return { site, revision: outcome.revision, unchanged: outcome.unchanged };

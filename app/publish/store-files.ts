@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BlobStore, PutResult } from '../../domain/ports.ts';
+import type { Archived, BlobStore, PutResult } from '../../domain/ports.ts';
 
 /** Files up to this size are read into memory and stored concurrently; larger ones stream. */
 const SMALL_FILE = 256 * 1024;
@@ -9,34 +9,20 @@ const CONCURRENCY = 16;
 export type StoredFile = { readonly path: string; readonly put: PutResult };
 
 /**
- * An archive entry's bytes as the archive stores them (raw deflate data or the content
- * itself) and what the archive declares of the content. host/archive yields small zip
- * entries so: a store that can `putArchived` inflates and checks them on its own threads;
- * any other consumer reads the content, which is then inflated and checked on this one.
+ * The content of one file of a publish, by how it arrives:
+ * - `stream`: bytes to read (an archive entry, the `index` part, a tool's file);
+ * - `archived`: a small zip entry as the archive stores it, handed to the store as is
+ *   (`BlobStore.putArchived` inflates and checks it where the store writes);
+ * - `stored`: already in the store under its digest (an incremental deploy, spec §10,
+ *   uploaded it or the site held it): it joins the manifest without being read.
  */
-export type Archived = {
-  /** Valid only until the archive's next entry is asked for: copy it or use it before. */
-  readonly bytes: Uint8Array;
-  readonly deflated: boolean;
-  readonly size: number;
-  readonly crc32: number;
-  /** The error to throw when the content is not what the archive declares. */
-  readonly corrupt: (reason: string) => Error;
-};
-export type ArchivedContent = AsyncIterable<Buffer> & { readonly archived: Archived };
+export type FileContent =
+  | { readonly kind: 'stream'; readonly source: Readable | AsyncIterable<Uint8Array> }
+  | { readonly kind: 'archived'; readonly archived: Archived }
+  | { readonly kind: 'stored'; readonly hash: string; readonly size: number };
 
-/**
- * What a blob store may add to the port: storing an `Archived` whose bytes it copies before
- * returning, failing with code ERR_CONTENT_MISMATCH (and a reason) when the content is not
- * what was declared. The folder store has it (its writer threads inflate and hash).
- */
-export type ArchivedPut = { putArchived(archived: Archived): Promise<PutResult> };
-
-/**
- * A file whose content is already in the store under its digest (an incremental deploy,
- * spec §10, uploaded it or the site held it): it joins the manifest without being read.
- */
-export type AlreadyStored = { readonly path: string; readonly stored: { readonly hash: string; readonly size: number } };
+/** One file of a publish: its relative path and its content. */
+export type IncomingFile = { readonly path: string; readonly content: FileContent };
 
 /**
  * Stores a stream of files in the blob store. Archive entries arrive one after the other,
@@ -45,12 +31,7 @@ export type AlreadyStored = { readonly path: string; readonly stored: { readonly
  * Large files stream straight through. Resolves once every file is stored; on failure it
  * still waits for the writes in flight, so `onStored` has seen every blob that was created.
  */
-export async function storeFiles(
-  blobs: BlobStore,
-  files: AsyncIterable<{ path: string; content: Readable | AsyncIterable<Uint8Array> } | AlreadyStored>,
-  onStored: (file: StoredFile) => void,
-): Promise<void> {
-  const unpacking = 'putArchived' in blobs ? (blobs as BlobStore & ArchivedPut) : undefined;
+export async function storeFiles(blobs: BlobStore, files: AsyncIterable<IncomingFile>, onStored: (file: StoredFile) => void): Promise<void> {
   // Writes out, counted; one waiter for a free place and one for the last to finish. (A set
   // of promises raced per file allocated more than the rest of this loop: every file's
   // garbage counts, because young collections then promote the upload's buffers.)
@@ -79,35 +60,35 @@ export async function storeFiles(
     while (inFlight > limit) await new Promise<void>((resolve) => (wake = resolve));
   };
   try {
-    for await (const file of files) {
+    for await (const { path, content } of files) {
       if (failure) break;
-      if ('stored' in file) {
-        onStored({ path: file.path, put: { ...file.stored, created: false } });
-        continue;
-      }
-      const archived = unpacking && (file.content as Partial<ArchivedContent>).archived;
-      if (archived) {
-        const { path } = file;
-        const { corrupt } = archived;
-        inFlight += 1;
-        unpacking.putArchived(archived).then(
-          (put) => stored(() => onStored({ path, put })),
-          (err: { code?: string; message?: string }) => failed(err?.code === 'ERR_CONTENT_MISMATCH' ? corrupt(String(err.message)) : err),
-        );
-        await room(CONCURRENCY - 1);
-        continue;
-      }
-      const head = await readHead(file.content);
-      if (head.rest === undefined) {
-        // The callback holds the path only, not `file`: its content stream still references
-        // the bytes, which should become garbage as soon as the store has copied them.
-        const path = file.path;
-        inFlight += 1;
-        blobs.putBytes(head.bytes).then((put) => stored(() => onStored({ path, put })), failed);
-        await room(CONCURRENCY - 1);
-      } else {
-        const put = await blobs.put(prepend(head.bytes, head.rest));
-        onStored({ path: file.path, put });
+      switch (content.kind) {
+        case 'stored':
+          onStored({ path, put: { hash: content.hash, size: content.size, created: false } });
+          break;
+        case 'archived':
+          inFlight += 1;
+          blobs.putArchived(content.archived).then((put) => stored(() => onStored({ path, put })), failed);
+          await room(CONCURRENCY - 1);
+          break;
+        case 'stream': {
+          const head = await readHead(content.source);
+          if (head.rest === undefined) {
+            // The callback holds the path only, not the file: its content stream still
+            // references the bytes, which should become garbage as soon as the store has copied them.
+            inFlight += 1;
+            blobs.putBytes(head.bytes).then((put) => stored(() => onStored({ path, put })), failed);
+            await room(CONCURRENCY - 1);
+          } else {
+            const put = await blobs.put(prepend(head.bytes, head.rest));
+            onStored({ path, put });
+          }
+          break;
+        }
+        default: {
+          const never: never = content;
+          throw new Error(`unknown file content ${JSON.stringify(never)}`);
+        }
       }
     }
   } catch (err) {

@@ -1,8 +1,8 @@
-import type { ReadModel } from '../../projections/read-model.ts';
+import type { Queries } from '../../projections/queries.ts';
 
 type Checkpoint = () => Promise<string | undefined>;
 
-const readers = new WeakMap<Pick<ReadModel, 'checkpoint'>, Checkpoint>();
+const readers = new WeakMap<Pick<Queries, 'checkpoint'>, Checkpoint>();
 
 /**
  * The read model's checkpoint as of a moment after the caller asked, read once for every
@@ -18,7 +18,7 @@ const readers = new WeakMap<Pick<ReadModel, 'checkpoint'>, Checkpoint>();
  * an eighth of the CPU a small file costs; alone, a request waits for nothing but the
  * rest of its own turn.
  */
-export function freshCheckpoint(readModel: Pick<ReadModel, 'checkpoint'>): Promise<string | undefined> {
+export function freshCheckpoint(readModel: Pick<Queries, 'checkpoint'>): Promise<string | undefined> {
   let reader = readers.get(readModel);
   if (!reader) {
     reader = batchedReader(() => readModel.checkpoint());

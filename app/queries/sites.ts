@@ -10,8 +10,8 @@ import { readable } from '../../domain/site/lifecycle.ts';
  * A live site as a reader may see it: hidden sites are admin-only and answer 404
  * to everyone else, exactly like a missing one.
  */
-export async function visibleSite(deps: Pick<CommandDeps, 'readModel'>, identity: Identity, address: SiteAddress): Promise<SiteDoc> {
-  const site = await deps.readModel.getSite(fullPath(address));
+export async function visibleSite(deps: Pick<CommandDeps, 'queries'>, identity: Identity, address: SiteAddress): Promise<SiteDoc> {
+  const site = await deps.queries.getSite(fullPath(address));
   if (!site || !readable(site.status) || (site.meta.hidden && !isAdmin(identity))) {
     throw new NotFoundError(`no site ${fullPath(address)}`);
   }

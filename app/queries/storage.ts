@@ -2,7 +2,7 @@ import { diffManifests, type ManifestDiff } from '../../domain/manifest-diff.ts'
 import type { Manifest } from '../../domain/manifest.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
-import type { ReadModel } from '../../projections/read-model.ts';
+import type { Queries } from '../../projections/queries.ts';
 import { findRevision, revisionsOf } from './sites.ts';
 
 type Manifests = { get(hash: string): Promise<Manifest | undefined> };
@@ -39,7 +39,7 @@ export async function siteStorage(site: SiteDoc, manifests: Manifests): Promise<
  * The whole service: every retained revision of every site (live and in the trash). Reads
  * each retained manifest once (cached by hash), so it costs about as much as listing files.
  */
-export async function serviceStorage(readModel: ReadModel, manifests: Manifests): Promise<StorageFigures & { sites: number; revisions: number }> {
+export async function serviceStorage(readModel: Queries, manifests: Manifests): Promise<StorageFigures & { sites: number; revisions: number }> {
   const live = (await readModel.listSites({ includeHidden: true, limit: 1, offset: 0, sort: 'slug' })).all;
   const sites = [...live, ...(await readModel.listQuarantined())];
   const seen = new Map<string, number>();

@@ -13,7 +13,7 @@ import { loadManifest } from '../queries/changes.ts';
 /** Runs one lifecycle command on a site stream and returns the site as the read model now shows it. */
 async function runSiteCommand(deps: CommandDeps, actor: Actor, address: SiteAddress, command: SiteCommand): Promise<{ site?: SiteDoc; events: readonly SiteEvent[] }> {
   const { events } = await siteCommands(deps).handle(address, actor, command);
-  return { site: await deps.readModel.getSite(fullPath(address)), events };
+  return { site: await deps.queries.getSite(fullPath(address)), events };
 }
 
 export async function unpublishSite(deps: CommandDeps, identity: Identity, address: SiteAddress): Promise<void> {
@@ -53,5 +53,5 @@ export async function rollbackSite(deps: CommandDeps, identity: Identity, addres
     const changes = after ? changeCounts(diffManifests(before, after)) : undefined;
     return { type: 'RollbackSite', address, revision, versioning: deps.versioning, changes };
   });
-  return (await deps.readModel.getSite(fullPath(address)))!;
+  return (await deps.queries.getSite(fullPath(address)))!;
 }

@@ -1,12 +1,36 @@
 import type { Readable } from 'node:stream';
 import { UnsupportedMediaTypeError } from '../../domain/errors.ts';
+import type { FileContent } from '../../app/publish/store-files.ts';
+import { unpackArchived } from '../blobs/unpack-archived.ts';
 import { peek } from './peek.ts';
 import { readTarGz } from './tar.ts';
-import type { ArchiveEntry, ArchiveFormat, ArchiveLimits } from './types.ts';
+import { handOver, type ArchiveEntry, type ArchiveFormat, type ArchiveLimits } from './types.ts';
 import { readZip } from './zip.ts';
 
 export type { ArchiveEntry, ArchiveFormat, ArchiveLimits } from './types.ts';
 export { normaliseEntryPath } from './paths.ts';
+
+/**
+ * An entry's bytes, whatever form it came in: an archived one is inflated and checked here
+ * (as a store without writer threads does). For readers other than the file store.
+ */
+export function readContent(content: FileContent): AsyncIterable<Uint8Array> {
+  switch (content.kind) {
+    case 'stream':
+      return content.source;
+    case 'archived': {
+      let bytes: Buffer;
+      try {
+        bytes = unpackArchived(content.archived);
+      } catch (error) {
+        return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
+      }
+      return handOver(bytes);
+    }
+    case 'stored':
+      throw new Error('an archive entry is never already stored');
+  }
+}
 
 /**
  * The archive format from its first bytes (never from a file name): gzip `1f 8b` is a

@@ -78,13 +78,13 @@ export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLim
         } catch (error) {
           throw budget.error ?? failure ?? archiveError(error, 'tar.gz');
         }
-        yield { path, content: handOver(bytes) };
+        yield { path, content: { kind: 'stream', source: handOver(bytes) } };
         continue;
       }
       content = countingTransform(budget, path);
       const done = forward(source, content, budget, path);
       done.catch(() => {}); // awaited below; must not count as unhandled meanwhile
-      yield { path, content };
+      yield { path, content: { kind: 'stream', source: content } };
       // The consumer asked for the next entry: whatever it left unread is skipped (still counted).
       if (!content.readableEnded) content.destroy();
       try {

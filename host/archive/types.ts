@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { IncomingFile } from '../../app/publish/store-files.ts';
 
 /** Limits enforced while an archive streams (spec §4: SITES_MAX_EXTRACT_*). */
 export type ArchiveLimits = { maxEntries: number; maxBytes: number };
@@ -10,10 +10,11 @@ export type ArchiveLimits = { maxEntries: number; maxBytes: number };
 export const SMALL_ENTRY = 256 * 1024;
 
 /**
- * One regular file of an archive: its normalised relative POSIX path and its bytes, as a
- * stream (large entries) or handed over whole (small ones, see `handOver`).
+ * One regular file of an archive: its normalised relative POSIX path and its content: a
+ * stream (large entries), bytes handed over whole (small tar entries, see `handOver`), or a
+ * small zip entry as the archive stores it (`archived`, for `BlobStore.putArchived`).
  */
-export type ArchiveEntry = { path: string; content: Readable | AsyncIterable<Buffer> };
+export type ArchiveEntry = IncomingFile;
 
 /**
  * The bytes of a small entry, yielded once and then forgotten. A stream over them

@@ -10,8 +10,7 @@ import { BlockReader } from './block-reader.ts';
 import { createPathRegistry, shown, type PathRegistry } from './paths.ts';
 import { SpoolWriter } from './spool-file.ts';
 import { LocalEntries, type LocalEntry } from './zip-local.ts';
-import type { ArchivedContent } from '../../app/publish/store-files.ts';
-import { archivedContent } from './archived.ts';
+import type { Archived } from '../../domain/ports.ts';
 import { SMALL_ENTRY, type ArchiveEntry, type ArchiveLimits } from './types.ts';
 
 // Unix file types in the high 16 bits of a zip entry's external attributes.
@@ -153,7 +152,7 @@ export async function* readZip(
       // as stored, to be inflated in one synchronous call bounded by their declared size: no
       // stream, no trip through the thread pool. Larger ones stream.
       if (entry.compressedSize <= SMALL_ENTRY && entry.uncompressedSize <= SMALL_ENTRY) {
-        yield { path, content: await readSmallEntry(zip, reader, entry, path, budget) };
+        yield { path, content: { kind: 'archived', archived: await readSmallEntry(zip, reader, entry, path, budget) } };
         continue;
       }
       let raw: Readable;
@@ -168,7 +167,7 @@ export async function* readZip(
       counted.on('close', () => raw.destroy());
       counted.on('error', () => {}); // the consumer sees it through its own read
       raw.pipe(counted);
-      yield { path, content: counted };
+      yield { path, content: { kind: 'stream', source: counted } };
       // Random access: an entry the consumer left unread costs nothing to skip.
       if (!counted.readableEnded) counted.destroy();
       content = undefined;
@@ -200,7 +199,7 @@ function handOverEarly(local: LocalEntry, budget: Budget, registry: PathRegistry
   const { flags, method, crc32, compressedSize, size } = local;
   early.set(local.offset, { name, flags, method, crc32, compressedSize, size });
   const corrupt = (reason: string) => new ValidationError(`the zip archive is corrupt: entry ${shown(path)} ${reason}`);
-  return { path, content: archivedContent({ bytes: local.data, deflated: method === 8, size, crc32, corrupt }) };
+  return { path, content: { kind: 'archived', archived: { bytes: local.data, deflated: method === 8, size, crc32, corrupt } } };
 }
 
 function sameEntry(entry: yauzl.Entry, name: string, early: Early): boolean {
@@ -220,10 +219,10 @@ const differs = (name: string) =>
 /**
  * One small entry, as stored: a view of its bytes in the spooled file, counted against
  * the budget by its declared size. Whoever takes it inflates it into exactly that many
- * bytes and checks the CRC-32 (archived.ts, or the folder store's writer threads), so the
+ * bytes and checks the CRC-32 (`BlobStore.putArchived`, or `readContent`), so the
  * bytes counted are the bytes produced, or the entry fails.
  */
-async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.Entry, path: string, budget: Budget): Promise<ArchivedContent> {
+async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.Entry, path: string, budget: Budget): Promise<Archived> {
   let raw: Buffer;
   try {
     const start = await dataStart(zip, entry);
@@ -237,7 +236,7 @@ async function readSmallEntry(zip: ZipFile3, reader: BlockReader, entry: yauzl.E
   if (!deflated && raw.length !== entry.uncompressedSize) throw corrupt(`has ${raw.length} bytes, not the declared ${entry.uncompressedSize}`);
   const overBudget = addBytes(budget, entry.uncompressedSize, path);
   if (overBudget) throw overBudget;
-  return archivedContent({ bytes: raw, deflated, size: entry.uncompressedSize, crc32: entry.crc32, corrupt });
+  return { bytes: raw, deflated, size: entry.uncompressedSize, crc32: entry.crc32, corrupt };
 }
 
 /** Asks yauzl for the next central-directory entry; undefined at the end. */

@@ -4,8 +4,7 @@ import { link, mkdir, opendir, readFile, rename, stat, unlink } from 'node:fs/pr
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
-import type { ArchivedPut } from '../../app/publish/store-files.ts';
-import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
+import type { Archived, BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
 import { openSmallBlobWriter } from './small-writer.ts';
 import { assertBlobHash, assertRange, mapStorageError, rejectUnexpected, removeStaleTemp, spoolToTemp, STALE_TEMP_MS } from './spool.ts';
 
@@ -42,7 +41,7 @@ export const cleanupTemp = (dir: string, maxAgeMs = STALE_TEMP_MS): Promise<numb
  * manifest only once its write returned. Temp files left by a crashed process are removed
  * at open once they are stale.
  */
-export function openFolderBlobStore(dir: string): BlobStore & ArchivedPut {
+export function openFolderBlobStore(dir: string): BlobStore {
   const tmpDir = join(dir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   prepareLayout(dir);
@@ -108,13 +107,15 @@ export function openFolderBlobStore(dir: string): BlobStore & ArchivedPut {
       }
     },
 
-    async putArchived({ bytes, deflated, size, crc32 }): Promise<PutResult> {
+    async putArchived({ bytes, deflated, size, crc32, corrupt }: Archived): Promise<PutResult> {
       // The writer copies the bytes before this awaits: they may be a view the archive
-      // reader reuses for its next entry.
+      // reader reuses for its next entry. It inflates and checks on its thread.
       try {
         const { hash, created } = await smallWriter.write(bytes, { deflated, size, crc32 });
         return { hash, size, created };
       } catch (err) {
+        const e = err as { code?: string; message?: string };
+        if (e?.code === 'ERR_CONTENT_MISMATCH') throw corrupt(String(e.message));
         throw mapStorageError(err, 'writing a blob');
       }
     },

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { InsufficientStorageError } from '../../domain/errors.ts';
-import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
+import type { Archived, BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
 import { assertBlobHash, assertRange, rejectUnexpected, removeStaleTemp, spoolToTemp } from './spool.ts';
+import { unpackArchived } from './unpack-archived.ts';
 
 export type S3BlobStoreConfig = {
   /** `http://host:port` or `https://host[:port]` (`SITES_S3_ENDPOINT`). */
@@ -117,6 +118,14 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
     }
   }
 
+  async function putBytes(bytes: Uint8Array): Promise<PutResult> {
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    const size = bytes.byteLength;
+    if (await exists(hash)) return { hash, size, created: false };
+    await upload(hash, size, Buffer.from(bytes.buffer, bytes.byteOffset, size));
+    return { hash, size, created: true };
+  }
+
   return {
     async put(source: Readable | AsyncIterable<Uint8Array>, expected?: string): Promise<PutResult> {
       const spooled = await spoolToTemp(source, tmpDir);
@@ -131,12 +140,11 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
       }
     },
 
-    async putBytes(bytes: Uint8Array): Promise<PutResult> {
-      const hash = createHash('sha256').update(bytes).digest('hex');
-      const size = bytes.byteLength;
-      if (await exists(hash)) return { hash, size, created: false };
-      await upload(hash, size, Buffer.from(bytes.buffer, bytes.byteOffset, size));
-      return { hash, size, created: true };
+    putBytes,
+
+    // No writer threads here: the entry is inflated and checked on this thread, then stored.
+    async putArchived(archived: Archived): Promise<PutResult> {
+      return putBytes(unpackArchived(archived));
     },
 
     async has(hash: string): Promise<boolean> {

@@ -60,7 +60,7 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
       noArguments(parsed);
       const service = await open();
       try {
-        const keys = (await service.deps.readModel.listKeys()).filter((k) => !k.revoked).map(keyJson);
+        const keys = (await service.deps.queries.listKeys()).filter((k) => !k.revoked).map(keyJson);
         if (parsed.flags.has('json')) console.log(JSON.stringify(keys, null, 2));
         else if (keys.length === 0) console.log('no keys');
         else console.log(keyTable(keys, Date.now()));

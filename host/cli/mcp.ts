@@ -18,7 +18,7 @@ export async function runMcpCli(argv: string[], service: { deps: CommandDeps }):
       only(parsed, ['json', 'all']);
       if (parsed.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
       const now = service.deps.now();
-      const docs = await service.deps.readModel.listConnections();
+      const docs = await service.deps.queries.listConnections();
       const shown = parsed.flags.has('all') ? docs : docs.filter((c) => isActive(c, now));
       if (parsed.flags.has('json')) console.log(JSON.stringify(shown.map(connectionJson), null, 2));
       else if (shown.length === 0) console.log('no connections');

@@ -34,7 +34,7 @@ export async function authenticate(api: ApiContext, ctx: Context): Promise<AuthI
   if (!m) return refuse('invalid_request', 'use Authorization: Bearer <access token>');
   const token = m[1]!;
   const id = credentialConnection('access', token);
-  const doc = id ? await api.deps.readModel.getConnection(id) : undefined;
+  const doc = id ? await api.deps.queries.getConnection(id) : undefined;
   const now = api.deps.now();
   const checked = checkAccessToken(doc, token, u.resource, now);
   if (!checked.ok) return refuse('invalid_token', checked.reason);

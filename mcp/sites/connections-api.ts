@@ -37,7 +37,7 @@ export function mountConnectionsApi(router: Router, api: ApiContext): void {
     await requireAdmin(api, ctx);
     const { revoked } = parseQuery(ConnectionsQuery, ctx.query);
     const now = api.deps.now();
-    const all = await api.deps.readModel.listConnections();
+    const all = await api.deps.queries.listConnections();
     // `?revoked=true` adds the revoked ones (with revoked_at); lapsed and unredeemed consents stay out.
     const shown = all.filter((c) => isActive(c, now) || (revoked === true && c.revoked));
     ctx.body = { connections: shown.map(connectionJson) };

@@ -35,7 +35,7 @@ export function seedSite(i: number): { group: string; slug: string; title: strin
 }
 
 async function* indexOnly(html: string): AsyncGenerator<IncomingFile> {
-  yield { path: 'index.html', content: Readable.from([Buffer.from(html)]) };
+  yield { path: 'index.html', content: { kind: 'stream', source: Readable.from([Buffer.from(html)]) } };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../domain/errors.ts';
 import type { BlobStore } from '../../domain/ports.ts';
@@ -125,6 +126,28 @@ export function blobStoreContract(name: string, open: () => Promise<BlobStoreFix
       expect(await readAll((await store.get(result.hash))!)).toEqual(Buffer.from(content));
       // and the streamed path agrees that it is already there
       expect((await store.put(Readable.from([Buffer.from(content)]))).created).toBe(false);
+    });
+
+    it('putArchived stores a stored or deflated archive entry under its content hash; a corrupt one stores nothing', async () => {
+      const content = unique('archived');
+      const corrupt = (reason: string) => new ValidationError(`corrupt: ${reason}`);
+      const deflated = { bytes: deflateRawSync(content), deflated: true, size: content.length, crc32: crc32(content), corrupt };
+      expect(await store.putArchived(deflated)).toEqual({ hash: sha256(content), size: content.length, created: true });
+      expect((await store.getBytes(sha256(content)))?.equals(content)).toBe(true);
+      expect((await store.putArchived({ ...deflated, bytes: content, deflated: false })).created).toBe(false);
+      const empty = { bytes: Buffer.alloc(0), deflated: false, size: 0, crc32: 0, corrupt };
+      expect(await store.putArchived(empty)).toMatchObject({ hash: sha256(''), size: 0 });
+
+      const other = unique('archived-corrupt');
+      for (const bad of [
+        { bytes: deflateRawSync(other), deflated: true, size: other.length, crc32: (crc32(other) ^ 1) >>> 0, corrupt },
+        { bytes: deflateRawSync(other), deflated: true, size: other.length - 1, crc32: crc32(other), corrupt },
+        { bytes: other, deflated: false, size: other.length, crc32: (crc32(other) ^ 1) >>> 0, corrupt },
+      ]) {
+        await expect(store.putArchived(bad)).rejects.toThrow(/^corrupt: /);
+      }
+      expect(await store.has(sha256(other))).toBe(false);
+      expect(await fx.tempFiles()).toEqual([]);
     });
 
     it('serves inclusive byte ranges: first byte, middle, last byte, clamped end', async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TooLargeError } from '../../domain/errors.ts';
-import { readArchive } from '../../host/archive/index.ts';
+import { readArchive } from '../support/archive-entries.ts';
 import { archiveProperties, chunked, makeTar, makeTarGz, makeTarGzBomb, makeZip, makeZipBomb, type TestEntry } from '../support/archives.ts';
 
 const BASE: TestEntry[] = [

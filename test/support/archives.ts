@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import JSZip from 'jszip';
 import tar from 'tar-stream';
 import { DomainError, TooLargeError, ValidationError } from '../../domain/errors.ts';
-import { normaliseEntryPath, readArchive, type ArchiveLimits } from '../../host/archive/index.ts';
+import { normaliseEntryPath, type ArchiveLimits } from '../../host/archive/index.ts';
+import { readArchive } from './archive-entries.ts';
 import { entrySegments } from '../../host/archive/paths.ts';
 
 export type TestEntry =

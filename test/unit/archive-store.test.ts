@@ -9,10 +9,11 @@ import { TooLargeError, ValidationError } from '../../domain/errors.ts';
 import type { BlobStore } from '../../domain/ports.ts';
 import { readArchive, type ArchiveLimits } from '../../host/archive/index.ts';
 import { openFolderBlobStore } from '../../host/blobs/folder.ts';
+import { unpackArchived } from '../../host/blobs/unpack-archived.ts';
 import { chunked, makeRawZip, type RawZipEntry } from '../support/archives.ts';
 
 // The publish path of a zip into the folder store: small entries reach its writer threads
-// as stored in the archive (archived.ts), and are inflated, checked and hashed there. The
+// as stored in the archive (`putArchived`), and are inflated, checked and hashed there. The
 // same archives as test/unit/archive.test.ts's zip checks, through that path.
 
 const LIMITS: ArchiveLimits = { maxEntries: 100, maxBytes: 10_000_000 };
@@ -92,8 +93,8 @@ describe('storing a zip in the folder store (entries inflated on its writer thre
     expect(error).toBeInstanceOf(TooLargeError);
   });
 
-  it('inflates on this thread for a store without putArchived', async () => {
-    const { putArchived: _, ...plainStore } = store;
+  it('a store without writer threads (as S3) inflates and checks archived writes on this thread', async () => {
+    const plainStore: BlobStore = { ...store, putArchived: async (archived) => store.putBytes(unpackArchived(archived)) };
     const stored = await publish([{ name: 'deflated.txt', data: plain }], LIMITS, plainStore);
     expect(stored[0]!.put.hash).toBe(sha256(plain));
     const error = await rejection(publish([{ name: 'bad.txt', deflated: { bytes: deflateRawSync(plain), crc: 1, size: plain.length } }], LIMITS, plainStore));

@@ -5,7 +5,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import JSZip from 'jszip';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../domain/errors.ts';
-import { readArchive } from '../../host/archive/index.ts';
+import { readArchive } from '../support/archive-entries.ts';
 import { chunked } from '../support/archives.ts';
 
 // A zip's small entries are handed over while the upload still arrives, found by their

@@ -5,7 +5,8 @@ import { Readable } from 'node:stream';
 import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../domain/errors.ts';
-import { detectFormat, normaliseEntryPath, readArchive, type ArchiveLimits } from '../../host/archive/index.ts';
+import { detectFormat, normaliseEntryPath, type ArchiveLimits } from '../../host/archive/index.ts';
+import { readArchive } from '../support/archive-entries.ts';
 import { chunked, makeRawZip, makeTar, makeTarGz, makeTarGzBomb, makeZip, makeZipBomb, type TestEntry } from '../support/archives.ts';
 
 const LIMITS: ArchiveLimits = { maxEntries: 100, maxBytes: 1_000_000 };

@@ -54,7 +54,7 @@ const expired = (client: OAuthClientDoc, now: Date): boolean => unusedExpired(cl
 
 export async function checkAuthorizeRequest(api: Pick<ApiContext, 'deps' | 'apexOrigin'>, p: AuthorizeParams): Promise<Checked> {
   if (!p.client_id) return { kind: 'page', status: 400, message: 'The request names no client (client_id is missing).' };
-  const found = await api.deps.readModel.getOAuthClient(p.client_id);
+  const found = await api.deps.queries.getOAuthClient(p.client_id);
   const client = found && !expired(found, api.deps.now()) ? found : undefined;
   if (!client) return { kind: 'page', status: 400, message: 'The client is not registered with this server. Ask the application to connect again.' };
   // The target is the registered string itself, never the request's copy of it.

@@ -43,7 +43,7 @@ export function mountToken(router: Router, api: ApiContext): void {
     }
     const clientId = clientIdOf(ctx, form);
     if (!clientId) return oauthError(ctx, 401, 'invalid_client', 'client_id is required');
-    const client = await api.deps.readModel.getOAuthClient(clientId);
+    const client = await api.deps.queries.getOAuthClient(clientId);
     if (!client) {
       ctx.set('WWW-Authenticate', 'Basic realm="mcp"');
       return oauthError(ctx, 401, 'invalid_client', 'unknown client_id: register the client first');

@@ -48,7 +48,7 @@ export function toolFiles(input: { html?: string; files?: readonly ToolFile[] },
     decoded.push({ path, bytes });
   }
   return (async function* () {
-    for (const f of decoded) yield { path: f.path, content: Readable.from([f.bytes]) };
+    for (const f of decoded) yield { path: f.path, content: { kind: 'stream', source: Readable.from([f.bytes]) } };
   })();
 }
 

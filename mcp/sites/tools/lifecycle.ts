@@ -72,7 +72,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
       guard('list_revisions', async () => {
         const address = parseSitePath(site);
         authorize(identity, 'rollback', address);
-        const doc = await api.deps.readModel.getSite(fullPath(address));
+        const doc = await api.deps.queries.getSite(fullPath(address));
         if (!doc || !readable(doc.status)) throw new NotFoundError(`no site ${fullPath(address)}`);
         return jsonResult({ revisions: revisionsOf(doc).map((r) => revisionJson(r.info, r.current)) });
       }),

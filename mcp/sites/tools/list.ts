@@ -38,7 +38,7 @@ export function registerListTool(server: McpServer, api: ApiContext, identity: I
         if (limit < 1 || limit > 500) throw new ValidationError('limit must be between 1 and 500');
         if (offset < 0) throw new ValidationError('offset must not be negative');
         if (args.group !== undefined && args.group !== '') parseGroup(args.group.split('/').slice(0, 2).join('/'));
-        const { all } = await api.deps.readModel.listSites({
+        const { all } = await api.deps.queries.listSites({
           ...(args.q ? { q: args.q } : {}),
           ...(args.tag ? { tag: args.tag } : {}),
           ...(args.group ? { group: args.group } : {}),

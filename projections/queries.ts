@@ -1,0 +1,55 @@
+import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc } from './documents.ts';
+
+export type SiteSort = 'date' | 'title' | 'slug';
+
+/** `GET /api/sites` after validation and defaults (spec §5). */
+export type SiteQuery = {
+  readonly q?: string;
+  readonly tag?: string;
+  /** Subtree: sites whose group is this or beneath it, plus the site whose full path equals it. */
+  readonly group?: string;
+  readonly sort: SiteSort;
+  readonly includeHidden: boolean;
+  readonly limit: number;
+  readonly offset: number;
+};
+
+export type SiteListResult = {
+  /** The requested page. */
+  readonly page: readonly SiteDoc[];
+  /** Number of live sites matching the filters, before paging. */
+  readonly count: number;
+  /** Every matching live site (not only the page), for the group tree. */
+  readonly all: readonly SiteDoc[];
+};
+
+/**
+ * What the use cases read of the projected documents. Answers are as of the checkpoint the
+ * projector last committed; `checkpoint()` names it, so an answer cached under it is exact
+ * while it stays (app/queries/site-list-cache.ts says why).
+ */
+export interface Queries {
+  /** Position of the last event applied, or undefined before the first. */
+  checkpoint(): Promise<string | undefined>;
+
+  /** The live or quarantined site at this full path. */
+  getSite(path: string): Promise<SiteDoc | undefined>;
+  listSites(query: SiteQuery): Promise<SiteListResult>;
+  /** Quarantined sites, most recently deleted first. */
+  listQuarantined(): Promise<SiteDoc[]>;
+
+  getKey(id: number): Promise<KeyDoc | undefined>;
+  /** Looks a key up by the SHA-256 of its token (an indexed equality lookup: no timing leak on the token). */
+  getKeyByTokenHash(tokenHash: string): Promise<KeyDoc | undefined>;
+  listKeys(): Promise<KeyDoc[]>;
+
+  getConnection(id: string): Promise<ConnectionDoc | undefined>;
+  listConnections(): Promise<ConnectionDoc[]>;
+  getOAuthClient(clientId: string): Promise<OAuthClientDoc | undefined>;
+  /**
+   * OAuth clients never used for a consent whose `unusedExpiresAt` is at or before `by` (an
+   * ISO-8601 UTC time), earliest first (then by client id), at most `limit`: the candidates
+   * of the expiry job. An indexed range query in every adapter.
+   */
+  listExpiredUnusedOAuthClients(by: string, limit: number): Promise<OAuthClientDoc[]>;
+}

@@ -9,9 +9,12 @@ export type HostTarget = { kind: 'apex' } | { kind: 'site'; address: SiteAddress
  * Ports, case and a trailing dot are ignored; IDN names arrive as punycode labels and
  * are checked like any other label. `direct` names are the apex only as themselves, never
  * as the parent of site hosts: the listen address (see `listenHostNames`). An IP literal
- * is never a site (`127.0.0.1` must not read as a site under an apex `0.1`).
+ * is never a site (`127.0.0.1` must not read as a site under an apex `0.1`). `controlOnly`
+ * apexes (the control domain, when it is not the base domain) serve the control plane and
+ * no site: a name under one of them is unknown, as a site there would be same-site with the
+ * portal, which the operator chose a separate domain to avoid.
  */
-export function classifyHost(rawHost: string | undefined, apexes: readonly string[], direct: readonly string[] = []): HostTarget {
+export function classifyHost(rawHost: string | undefined, apexes: readonly string[], direct: readonly string[] = [], controlOnly: readonly string[] = []): HostTarget {
   if (!rawHost) return { kind: 'unknown' };
   // The name without its port; an IPv6 literal keeps its brackets ([::1]:8080 → [::1]).
   const m = /^(\[[0-9a-f:.]+\]|[^:[\]]*)(?::\d+)?$/.exec(rawHost.trim().toLowerCase());
@@ -24,12 +27,13 @@ export function classifyHost(rawHost: string | undefined, apexes: readonly strin
       return { kind: 'unknown' };
     }
   }
-  if (apexes.includes(host) || direct.includes(host)) return { kind: 'apex' };
+  if (apexes.includes(host) || direct.includes(host) || controlOnly.includes(host)) return { kind: 'apex' };
   if (host.startsWith('[') || isIP(host)) return { kind: 'unknown' };
   // Longest apex first: an alias nested under the base (sites.example.com under example.com) wins.
-  for (const apex of [...apexes].sort((a, b) => b.length - a.length)) {
+  for (const apex of [...apexes, ...controlOnly].sort((a, b) => b.length - a.length)) {
     if (apex.startsWith('[') || isIP(apex)) continue;
     if (host.endsWith(`.${apex}`)) {
+      if (controlOnly.includes(apex)) return { kind: 'unknown' };
       const address = addressFromHostLabels(host.slice(0, -apex.length - 1));
       return address ? { kind: 'site', address } : { kind: 'unknown' };
     }

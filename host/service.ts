@@ -184,10 +184,12 @@ export async function startHttp(service: Service): Promise<Server> {
   const apexes = [service.config.baseDomain, ...service.config.aliasDomains];
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
   const listenNames = listenHostNames(service.config.listen.host);
+  // A control domain of its own serves no sites under it (spec §1): they would be same-site with the portal.
+  const controlOnly = service.config.controlDomain === service.config.baseDomain ? [] : [service.config.controlDomain];
   const siteDeps = { readModel: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => {
     guardBodyPace(req, res, service.config.uploadPace);
-    const target = classifyHost(req.headers.host, apexes, listenNames);
+    const target = classifyHost(req.headers.host, apexes, listenNames, controlOnly);
     if (target.kind === 'apex') return void apexHandler(req, res);
     if (target.kind === 'site') {
       serveSite(siteDeps, target.address, req, res).catch((err) => {

@@ -239,6 +239,20 @@ describe('classifyHost', () => {
     expect(classifyHost('a.sites.example.com', nested)).toEqual({ kind: 'site', address: { group: '', slug: 'a' } });
   });
 
+  it('a control domain of its own serves no site under it, even beneath an alias (issue 24 item 10)', () => {
+    // Base usercontent.test for sites; the portal on portal.example; example also an alias for sites.
+    const apexes = ['usercontent.test', 'example', 'portal.example'];
+    const control = ['portal.example'];
+    for (const host of ['portal.example', 'PORTAL.example:443']) expect(classifyHost(host, apexes, [], control), host).toEqual({ kind: 'apex' });
+    for (const host of ['app.docs.portal.example', 'demo.portal.example:8080', 'a.b.portal.example.']) {
+      expect(classifyHost(host, apexes, [], control), host).toEqual({ kind: 'unknown' });
+    }
+    expect(classifyHost('app.docs.usercontent.test', apexes, [], control)).toEqual({ kind: 'site', address: { group: 'docs', slug: 'app' } });
+    expect(classifyHost('demo.example', apexes, [], control)).toEqual({ kind: 'site', address: { group: '', slug: 'demo' } });
+    // A base domain nested under the control domain keeps its sites (the longer apex wins).
+    expect(classifyHost('a.sites.portal.example', ['sites.portal.example', 'portal.example'], [], control)).toEqual({ kind: 'site', address: { group: '', slug: 'a' } });
+  });
+
   it('anything else is unknown', () => {
     for (const host of [undefined, '', 'a.b.c.d.sites.test', 'other.test', 'xsites.test', 'bücher.sites.test', 'a_b.sites.test', '[::1]:8080', '[::1]', '127.0.0.1:8080', '.sites.test']) {
       expect(classifyHost(host, apexes), String(host)).toEqual({ kind: 'unknown' });

@@ -27,7 +27,7 @@ afterAll(() => svc?.stop());
 /** A request as the portal sends it: signed in through the proxy, from the apex. */
 const fromPortal = (user = 'admin') => ({ 'Remote-User': user, 'Sec-Fetch-Site': 'same-origin', Origin: svc.url });
 
-async function send(method: string, path: string, headers: Record<string, string>, body?: string | Uint8Array, type = 'application/json') {
+async function send(method: string, path: string, headers: Record<string, string>, body?: string, type = 'application/json') {
   const res = await fetch(new URL(path, svc.url), { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Type': type } : {}) }, body });
   const text = await res.text();
   const parsed = text ? JSON.parse(text) : undefined;

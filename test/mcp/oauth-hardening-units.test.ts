@@ -11,7 +11,7 @@ import { parseCidr } from '../../host/config.ts';
 import { startOAuthClientExpiryJob } from '../../host/oauth-client-job.ts';
 import type { Service } from '../../host/service.ts';
 import { isApexOrigin, peerAddress } from '../../mcp/sites/http.ts';
-import { checkAuthorizeRequest, readParams } from '../../mcp/sites/oauth/authorize-request.ts';
+import { checkAuthorizeRequest as checkWith, readParams, registeredClients, type AuthorizeParams } from '../../mcp/sites/oauth/authorize-request.ts';
 import { createRateLimiter, limiterKey } from '../../mcp/sites/oauth/rate-limit.ts';
 import { checkRedirectUri } from '../../mcp/sites/oauth/redirect-uris.ts';
 import type { OAuthClientDoc } from '../../projections/documents.ts';
@@ -141,6 +141,7 @@ describe('authorization request check (injected clock)', () => {
       deps: { readModel: { getOAuthClient: async (id: string) => (id === doc.clientId ? doc : undefined) }, now: () => new Date(now) },
       apexOrigin: () => 'https://sites.example',
     }) as unknown as ApiContext;
+  const checkAuthorizeRequest = (api: ApiContext, p: AuthorizeParams) => checkWith(api, p, registeredClients(api));
   const request = (redirect = 'https://agent.example/cb') => {
     const read = readParams(new URLSearchParams({ client_id: 'c1', redirect_uri: redirect, response_type: 'code', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }));
     if (!read.ok) throw new Error(read.message);

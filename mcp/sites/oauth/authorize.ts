@@ -7,7 +7,7 @@ import { newConnectionId, newCredential } from '../../../domain/connection/crede
 import { DomainError } from '../../../domain/errors.ts';
 import { validateGrant, type Grant } from '../../../domain/grants.ts';
 import { BodyTooLarge, isApexOrigin, mediaType, readBody } from '../http.ts';
-import { checkAuthorizeRequest, PARAM_NAMES, paramList, readParams, redirectTo, type RedirectTarget } from './authorize-request.ts';
+import { checkAuthorizeRequest, PARAM_NAMES, paramList, readParams, redirectTo, registeredClients, type ClientLookup, type RedirectTarget } from './authorize-request.ts';
 import { consentPage, messagePage, type ConsentChoice } from './consent-page.ts';
 import type { FormSigner } from './csrf.ts';
 
@@ -55,9 +55,10 @@ function approver(api: ApiContext, ctx: Context): { user: string } | { status: n
   return { user };
 }
 
-function prefill(api: ApiContext): ConsentChoice {
+/** The consent form as it opens: the configured group, and what the client's `scope` asks for (else publish). */
+function prefill(api: ApiContext, scope: readonly string[]): ConsentChoice {
   const group = api.config.mcp.group;
-  return { kind: group === '' ? 'all' : 'group', group, site: '', caps: ['publish'] };
+  return { kind: group === '' ? 'all' : 'group', group, site: '', caps: scope.length > 0 ? scope : ['publish'] };
 }
 
 /** The approver's choice as a grant; ValidationError names what is wrong with it. */
@@ -72,23 +73,23 @@ function grantOf(choice: ConsentChoice): Grant {
 /**
  * The authorization endpoint. GET shows the consent screen on the forward-auth plane;
  * POST (the form) approves, creating the connection and its one-time code, or denies.
- * Until the client and the redirect URI are known to be registered, every answer is a
- * page; afterwards answers go only to the registered URI (sendBack).
+ * Every problem found before the signed-in user decides is an error page (spec §2: a
+ * registered redirect URI proves nothing, anyone can register one); only the answer to
+ * the user's own approve or deny goes to the registered URI (sendBack).
  */
-export function mountAuthorize(router: Router, api: ApiContext, signer: FormSigner): void {
-  const cannot = (ctx: Context, status: number, message: string) => html(ctx, status, messagePage('Cannot connect', message));
+export function mountAuthorize(router: Router, api: ApiContext, signer: FormSigner, clients: ClientLookup = registeredClients(api)): void {
+  const cannot = (ctx: Context, status: number, message: string, code?: string) => html(ctx, status, messagePage('Cannot connect', message, code));
 
   router.get('/mcp/oauth/authorize', async (ctx) => {
     const read = readParams(new URLSearchParams(ctx.querystring));
     if (!read.ok) return cannot(ctx, 400, read.message);
     const params = read.params;
-    const checked = await checkAuthorizeRequest(api, params);
-    if (checked.kind === 'page') return cannot(ctx, checked.status, checked.message);
-    if (checked.kind === 'redirect') return sendBack(ctx, api, checked.target, { error: checked.error, error_description: checked.description });
+    const checked = await checkAuthorizeRequest(api, params, clients);
+    if (checked.kind === 'page') return cannot(ctx, checked.status, checked.message, checked.code);
     const who = approver(api, ctx);
     if ('status' in who) return html(ctx, who.status, messagePage('Not allowed', who.message));
     const csrf = signer.sign([who.user, ...paramList(params)]);
-    html(ctx, 200, consentPage({ client: checked.client, params, user: who.user, csrf, base: api.config.baseDomain, choice: prefill(api) }));
+    html(ctx, 200, consentPage({ client: checked.client, params, user: who.user, csrf, base: api.config.baseDomain, choice: prefill(api, checked.scope) }));
   });
 
   router.post('/mcp/oauth/authorize', async (ctx) => {
@@ -108,8 +109,8 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
     const repeated = SINGLE_FIELDS.find((n) => form.getAll(n).length > 1);
     if (repeated) return cannot(ctx, 400, `The form names ${repeated} more than once.`);
     const params = read.params;
-    const checked = await checkAuthorizeRequest(api, params);
-    if (checked.kind === 'page') return cannot(ctx, checked.status, checked.message);
+    const checked = await checkAuthorizeRequest(api, params, clients);
+    if (checked.kind === 'page') return cannot(ctx, checked.status, checked.message, checked.code);
     const who = approver(api, ctx);
     if ('status' in who) return html(ctx, who.status, messagePage('Not allowed', who.message));
     // A cross-site post: another site's page (published sites are same-site with the apex).
@@ -121,7 +122,6 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
     if (foreign || !signer.verify(form.get('csrf') ?? '', [who.user, ...paramList(params)])) {
       return html(ctx, 403, messagePage('Form expired', 'This consent form is stale or was not shown by this server. Start the connection again from the application.'));
     }
-    if (checked.kind === 'redirect') return sendBack(ctx, api, checked.target, { error: checked.error, error_description: checked.description });
     if (form.get('decision') !== 'approve') {
       return sendBack(ctx, api, checked.target, { error: 'access_denied', error_description: `${who.user} denied the request` });
     }

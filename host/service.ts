@@ -26,6 +26,7 @@ import { hostLabels, type SiteAddress } from '../domain/paths.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { classifyHost, listenHostNames } from './hosts.ts';
+import { createOutbound } from './outbound/client.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { youngGarbageHint } from './gc-hint.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -111,6 +112,10 @@ export async function createService(config: Config, options: { project: 'run' | 
     keyUsed: (id) => keyUsage.used(id),
     connectionUsed: (id) => connectionUsage.used(id),
     manifests,
+    outbound: {
+      // The document's own bounds (5 KB, 5 s) are the connector's to set; these only cap them.
+      oauthMetadata: createOutbound({ allowPrivate: config.mcp.allowPrivateMetadata, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-oauth (client metadata)' }),
+    },
     // One counter for every upload: the dead buffers pile up in the one young generation.
     hooks: { bytesReceived: youngGarbageHint() },
   };

@@ -35,6 +35,8 @@ export function mountMetadata(router: Router, api: ApiContext): void {
       // scope only prefills the consent form, which should open with publish alone.
       scopes_supported: SCOPES_SUPPORTED,
       authorization_response_iss_parameter_supported: true,
+      // A client_id may be the https URL of the client's metadata document (client-metadata.ts).
+      client_id_metadata_document_supported: true,
     };
   };
   const send = (doc: () => object) => (ctx: import('koa').Context) => {

@@ -6,56 +6,14 @@
  */
 import '../support/localhost-dns.ts';
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, refreshAuthorization } from '@modelcontextprotocol/client';
 import { startService, type RunningService } from '../support/service.ts';
+import { DocumentServer, type Route } from '../support/metadata-docs.ts';
 import { createTestPki, type TestPki } from '../support/tls.ts';
 import { approve, consentForm, submitConsent, TestProvider, tokenRequest } from './oauth-helpers.ts';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
-
-type Route = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** The host's web server: documents by path, and a log of the paths asked for. */
-class DocumentServer {
-  server!: Server;
-  port = 0;
-  readonly routes = new Map<string, Route>();
-  readonly hits: string[] = [];
-  async start(pki: TestPki) {
-    const { key, cert } = await pki.issue(['DNS:localhost', 'IP:127.0.0.1']);
-    this.server = createServer({ key, cert }, (req, res) => {
-      this.hits.push(req.url ?? '');
-      const route = this.routes.get(req.url ?? '');
-      if (route) return route(req, res);
-      res.writeHead(404).end('not here');
-    });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-  url(path: string, host = 'localhost') {
-    return `https://${host}:${this.port}${path}`;
-  }
-  /** Serves a JSON document at `path`; `doc` may use the URL it is served at. */
-  json(path: string, doc: (url: string) => unknown, headers: Record<string, string> = { 'Cache-Control': 'max-age=300' }) {
-    const body = (url: string) => JSON.stringify(doc(url));
-    this.routes.set(path, (_req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
-      res.end(body(this.url(path)));
-    });
-    return this.url(path);
-  }
-  count(path: string) {
-    return this.hits.filter((h) => h === path).length;
-  }
-  async stop() {
-    this.server?.closeAllConnections();
-    await new Promise((r) => this.server?.close(r));
-  }
-}
 
 /** An authorization request for a client id, with a fresh PKCE pair. */
 function authRequest(svc: RunningService, clientId: string, overrides: Record<string, string> = {}) {
@@ -194,7 +152,7 @@ describe('OAuth client ID metadata documents', () => {
 
   it('attack: a redirect_uri the document does not list → error page, even with an otherwise bad request', async () => {
     const clientId = docs.json('/oauth/listed.json', (url) => ({ client_id: url, redirect_uris: [REDIRECT] }));
-    for (const extra of [{}, { response_type: 'x' }, { code_challenge_method: 'plain' }]) {
+    for (const extra of [{}, { response_type: 'x' }, { code_challenge_method: 'plain' }] as Record<string, string>[]) {
       const text = await errorPage(await get(authRequest(svc, clientId, { redirect_uri: 'https://evil.example/landing', ...extra }).url, 'admin'));
       expect(text).not.toContain('evil.example');
     }

@@ -29,7 +29,7 @@ export function page(title: string, body: string, user?: string): string {
 export function messagePage(title: string, message: string, code?: string, user?: string): string {
   return page(
     title,
-    `<section class="panel" role="alert"><p class="eyebrow error">Connection not possible</p><h1>${esc(title)}</h1><p class="lead">${esc(message)}</p>
+    `<section class="panel" role="alert"><p class="eyebrow refused">Connection not possible</p><h1>${esc(title)}</h1><p class="lead">${esc(message)}</p>
 <p class="muted">Nothing was shared and you were not sent anywhere. You can close this tab and start again from the application.</p>
 ${code ? `<p class="muted small">For the application's developer: <code>${esc(code)}</code></p>` : ''}</section>`,
     user,
@@ -100,9 +100,9 @@ export function consentPage(opts: {
     `Connect ${who}`,
     `<section class="panel"><p class="eyebrow">Connection request for ${esc(opts.base)}</p>
 ${identity(client)}
-<h1>Allow it to act on your sites as ${esc(opts.user)}?</h1>
+<h1>Allow this application to act on your sites as ${esc(opts.user)}?</h1>
 ${opts.error ? `<p class="error" role="alert">${esc(opts.error)}</p>` : ''}
-<div class="summary"><h2>If you approve, it will be able to ${wherePlain(choice, opts.base)}:</h2>${summary}
+<div class="summary"><h2>If you approve, it can do this ${wherePlain(choice, opts.base)}:</h2>${summary}
 <p class="muted small">It can also list the sites it may act on. It can do nothing else, anywhere else. An admin can revoke the connection at any time (Connections in the portal).</p></div>
 <form method="post" action="/mcp/oauth/authorize">${hidden}<input type="hidden" name="csrf" value="${esc(opts.csrf)}">
 <details${opts.error ? ' open' : ''}><summary>Change what it may do, and where</summary>

@@ -15,13 +15,13 @@ main{max-width:40rem;margin:0 auto;padding:1.5rem 1rem 3rem}
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:1.25rem 1.5rem}
 h1{font-size:1.35rem;margin:.5rem 0 1rem;line-height:1.3}h2{font-size:1rem;margin:0 0 .5rem}
 .eyebrow{margin:0;font-size:.8rem;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:var(--muted)}
-.eyebrow.error{color:var(--danger)}.lead{font-size:1.05rem}
+.eyebrow.refused{color:var(--danger)}.lead{font-size:1.05rem}
 .muted{color:var(--muted)}.small{font-size:.85rem}
 .client{margin:.75rem 0 0}.client p{margin:.25rem 0 0}
 .client-host,.client-name{display:inline-block;font-size:1.5rem;font-weight:700;overflow-wrap:anywhere}
 .client-host{padding:.1rem .6rem;border-radius:6px;background:var(--accent-soft);color:var(--accent);font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,monospace;font-size:1.3rem}
 .summary{background:var(--bg);border:1px solid var(--line);border-radius:var(--radius);padding:.75rem 1rem;margin:0 0 1rem}
-.summary h2{font-weight:600}.can{margin:.25rem 0 .5rem;padding-left:1.2rem}.can li{margin:.15rem 0}.summary p{margin:.25rem 0 0}
+.summary h2{font-weight:500;line-height:1.45}.can{margin:.25rem 0 .5rem;padding-left:1.2rem}.can li{margin:.15rem 0}.summary p{margin:.25rem 0 0}
 p.error{background:var(--danger-soft);color:var(--danger);padding:.6rem .8rem;border-radius:6px}
 details{margin:0 0 1rem}summary{cursor:pointer;color:var(--accent);font-weight:600;padding:.25rem 0}
 fieldset{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem 1rem .75rem;margin:.75rem 0 0}

@@ -126,6 +126,25 @@ describe('OAuth client ID metadata documents', () => {
     expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', state: 'st-m', iss: svc.url });
   });
 
+  it('a document cannot know the port a native host will listen on: a loopback URI matches any port (RFC 8252 §7.3), and the code is bound to it', async () => {
+    const clientId = docs.json('/oauth/native.json', (url) => ({ client_id: url, client_name: 'Native Host', redirect_uris: ['http://127.0.0.1/callback'] }));
+    const port = 40000 + Math.floor(Math.random() * 20000);
+    const redirect = `http://127.0.0.1:${port}/callback`;
+    const { url, verifier } = authRequest(svc, clientId, { redirect_uri: redirect });
+    const back = await approve(svc.url, url, { kind: 'group', group: 'agents' });
+    expect(`${back.origin}${back.pathname}`).toBe(redirect);
+    expect(back.searchParams.get('iss')).toBe(svc.url);
+    const code = back.searchParams.get('code')!;
+    const elsewhere = await tokenRequest(svc.url, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1/callback', client_id: clientId });
+    expect(elsewhere.status).toBe(400); // the code is bound to the URI the answer went to
+    const redeemed = await tokenRequest(svc.url, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirect, client_id: clientId });
+    expect(redeemed.status).toBe(200);
+    // Not another host or path on loopback, nor a port on a non-loopback URI.
+    for (const other of [`http://127.0.0.1:${port}/other`, `http://localhost:${port}/callback`]) {
+      await errorPage(await get(authRequest(svc, clientId, { redirect_uri: other }).url, 'admin'));
+    }
+  });
+
   it('respects Cache-Control: no-store is fetched at each request; max-age is reused', async () => {
     const fresh = docs.json('/oauth/no-store.json', (url) => ({ client_id: url, redirect_uris: [REDIRECT] }), { 'Cache-Control': 'no-store' });
     for (let i = 1; i <= 3; i++) {

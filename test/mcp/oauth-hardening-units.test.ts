@@ -13,7 +13,7 @@ import type { Service } from '../../host/service.ts';
 import { isApexOrigin, peerAddress } from '../../mcp/sites/http.ts';
 import { checkAuthorizeRequest as checkWith, readParams, registeredClients, type AuthorizeParams } from '../../mcp/sites/oauth/authorize-request.ts';
 import { createRateLimiter, limiterKey } from '../../mcp/sites/oauth/rate-limit.ts';
-import { checkRedirectUri } from '../../mcp/sites/oauth/redirect-uris.ts';
+import { checkRedirectUri, matchRedirectUri } from '../../mcp/sites/oauth/redirect-uris.ts';
 import type { OAuthClientDoc } from '../../projections/documents.ts';
 
 const HOUR = 3_600_000;
@@ -118,6 +118,21 @@ describe('redirect URI allow-list', () => {
     }
     for (const bad of ['view-source:https://a.example/', 'filesystem:https://a.example/t/', 'javascript:alert(1)', 'data:,x', 'file:///x', 'blob:https://a.example/x', 'about:blank', 'myapp:/cb', 'http://a.example/cb', 'https:a.example', 'https://u:p@a.example/', 'https://a.example/#x', 42, '']) {
       expect(checkRedirectUri(bad)?.error, String(bad)).toBe('invalid_redirect_uri');
+    }
+  });
+});
+
+describe('redirect URI matching', () => {
+  it('is exact, except the port of an http loopback URI (RFC 8252 §7.3), which keeps host, path and query', () => {
+    const registered = ['http://127.0.0.1/callback', 'http://localhost:3000/cb?x=1', 'http://[::1]/cb', 'https://agent.example/cb', 'com.example.app:/cb'];
+    expect(matchRedirectUri(registered, 'https://agent.example/cb')).toBe('https://agent.example/cb');
+    for (const ok of ['http://127.0.0.1:53123/callback', 'http://127.0.0.1/callback', 'http://localhost:4000/cb?x=1', 'http://[::1]:9/cb']) expect(matchRedirectUri(registered, ok), ok).toBe(ok);
+    for (const bad of [
+      'http://127.0.0.1:53123/callback/', 'http://127.0.0.1:53123/other', 'http://127.0.0.1:53123/callback?x=1', 'http://127.0.0.2:53123/callback',
+      'http://localhost:53123/callback', 'https://127.0.0.1:53123/callback', 'https://agent.example:8443/cb', 'http://agent.example/cb',
+      'http://evil@127.0.0.1:5/callback', 'http://127.0.0.1:5/callback#x', 'http://127.0.0.1:080/callback', 'com.example.app:/cb2', '',
+    ]) {
+      expect(matchRedirectUri(registered, bad), bad).toBeUndefined();
     }
   });
 });

@@ -4,7 +4,7 @@ import { CAPABILITIES, isCapability, type Capability } from '../../../domain/gra
 import { unusedExpired } from '../../../domain/oauth-client/state.ts';
 import type { OAuthClientDoc } from '../../../projections/documents.ts';
 import { sameResource, urls } from '../http.ts';
-import { isAllowedRedirectUri } from './redirect-uris.ts';
+import { isAllowedRedirectUri, matchRedirectUri } from './redirect-uris.ts';
 
 /** The parameters of an authorization request (OAuth 2.1 §4.1.1, RFC 7636, RFC 8707). */
 export type AuthorizeParams = {
@@ -112,8 +112,8 @@ export async function checkAuthorizeRequest(api: Pick<ApiContext, 'apexOrigin'>,
   const found = await findClient(p.client_id);
   if (!found.ok) return page('invalid_client', found.message);
   const { client } = found;
-  // The target is the registered string itself, never the request's copy of it.
-  const registered = p.redirect_uri ? client.redirectUris.find((u) => u === p.redirect_uri) : undefined;
+  // The target is the registered string itself (a loopback one with the request's port).
+  const registered = matchRedirectUri(client.redirectUris, p.redirect_uri);
   if (registered === undefined) {
     return page('invalid_request', 'The address the application wants the answer sent to (redirect_uri) is not one it registered, so this request cannot be answered.');
   }

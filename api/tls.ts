@@ -8,11 +8,14 @@ import { inCidrs } from './ip.ts';
  * asks before it obtains a certificate: 200 when the service answers that name, 404 when
  * not. Only the TLS proxy asks, so only peers in SITES_TRUSTED_PROXIES get an answer;
  * anyone else gets the 404 of an endpoint that does not exist (the list of live sites is
- * not for them to probe, even though their hosts are public).
+ * not for them to probe, even though their hosts are public). A request that a proxy relays
+ * for someone else (it names a client in `X-Forwarded-For`, `Forwarded` or `Via`) is not the
+ * proxy asking, and is answered like an outsider's.
  */
 export function tlsAskRoute(api: Pick<ApiContext, 'deps' | 'config'>, names: CertificateNames): Middleware {
   return async (ctx) => {
-    if (!inCidrs(ctx.req.socket.remoteAddress, api.config.trustedProxies)) {
+    const relayed = ctx.get('x-forwarded-for') || ctx.get('forwarded') || ctx.get('via');
+    if (relayed || !inCidrs(ctx.req.socket.remoteAddress, api.config.trustedProxies)) {
       ctx.status = 404;
       ctx.body = { error: 'no such endpoint', code: 'not_found' };
       return;

@@ -161,6 +161,8 @@ export async function apexApp(service: Service): Promise<Koa> {
   return app;
 }
 
+const isTlsAsk = (url: string | undefined) => url === '/tls/ask' || !!url?.startsWith('/tls/ask?');
+
 const MCP_PATHS = /^\/(?:mcp(?:\/|$)|\.well-known\/oauth-|api\/mcp\/)/;
 
 /**
@@ -192,6 +194,10 @@ export async function startHttp(service: Service): Promise<Server> {
     guardBodyPace(req, res, service.config.uploadPace);
     const target = classifyHost(req.headers.host, names);
     if (target.kind === 'apex') return void apexHandler(req, res);
+    // A TLS proxy asks by whatever name its network gives the service (a container's
+    // `sites-1`, a cluster's service name), which the service cannot know: the ask (and
+    // only it) is answered on every name that is not a site's; the route checks the peer.
+    if (target.kind === 'unknown' && isTlsAsk(req.url)) return void apexHandler(req, res);
     if (target.kind === 'site') {
       serveSite(siteDeps, target.address, req, res).catch((err) => {
         service.log.error('serving failed', { error: String(err) });

@@ -15,9 +15,9 @@ let svc: RunningService;
 let admin: string;
 
 /** GET with a Host header of our choosing, from 127.0.0.1 (a trusted proxy unless configured otherwise). */
-function get(port: number, path: string, host: string): Promise<{ status: number; body: any }> {
+function get(port: number, path: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { Host: host } }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { Host: host, ...headers } }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c));
       res.on('end', () => {
@@ -99,11 +99,14 @@ describe('GET /tls/ask', () => {
     expect(await status(host)).toBe(200);
   });
 
-  it('is answered on the apex by any of its names, and never on a site host', async () => {
+  it('is answered on the apex by any of its names and on names the service does not know, never on a site host', async () => {
     const path = `/tls/ask?domain=demo.${BASE}`;
-    for (const host of [BASE, 'control.test', `localhost:${svc.port}`, `127.0.0.1:${svc.port}`]) {
+    // A proxy in a container network or a cluster calls the service by a name of that network.
+    for (const host of [BASE, 'control.test', `localhost:${svc.port}`, `127.0.0.1:${svc.port}`, 'sites-1:8080', 'sites.default.svc.cluster.local']) {
       expect((await get(svc.port, path, host)).status, host).toBe(200);
     }
+    // Only the ask: any other path on such a name stays an unknown host.
+    expect(await get(svc.port, '/healthz', 'sites-1:8080')).toMatchObject({ status: 404, body: 'unknown host\n' });
     // On a site host the path is the site's own: its files (none here), never the question.
     const onSite = await get(svc.port, path, `demo.${BASE}`);
     expect(onSite.status).toBe(404);
@@ -118,6 +121,16 @@ describe('GET /tls/ask', () => {
       expect(await status(`nothing.${BASE}`)).toBe(404);
     } finally {
       await rename(`${blobs}-away`, blobs);
+    }
+  });
+});
+
+describe('GET /tls/ask relayed by a proxy for someone else', () => {
+  it('answers 404 like a missing endpoint: the client of a proxy is not the proxy', async () => {
+    const missing = await get(svc.port, '/api/no-such-endpoint', `127.0.0.1:${svc.port}`);
+    for (const header of [{ 'X-Forwarded-For': '203.0.113.7' }, { Forwarded: 'for=203.0.113.7' }, { Via: '1.1 caddy' }] as Record<string, string>[]) {
+      const r = await get(svc.port, `/tls/ask?domain=${BASE}`, BASE, header);
+      expect(r, JSON.stringify(header)).toEqual({ status: 404, body: missing.body });
     }
   });
 });

@@ -1,4 +1,4 @@
-import { addressFromHostLabels, type SiteAddress } from './paths.ts';
+import { addressFromHostLabels, isLabel, type SiteAddress } from './paths.ts';
 
 /**
  * The names the service answers to (spec §1). `apexes` serve the control plane and have
@@ -21,6 +21,9 @@ export type HostKind =
   | { readonly kind: 'apex'; readonly name: string; readonly direct: boolean }
   /** A site's host; `apex` is the apex it lies under. */
   | { readonly kind: 'site'; readonly address: SiteAddress; readonly apex: string }
+  /** A well-formed name under none of the apexes: nothing yet, a custom domain once one can be attached (spec §15). */
+  | { readonly kind: 'external'; readonly name: string }
+  /** Malformed, an IP literal, or under an apex but no site's host (too deep, a bad label). */
   | { readonly kind: 'unknown' };
 
 const UNKNOWN: HostKind = { kind: 'unknown' };
@@ -47,7 +50,7 @@ export function classifyHost(rawHost: string | undefined, names: HostNames): Hos
       return address ? { kind: 'site', address, apex } : UNKNOWN;
     }
   }
-  return UNKNOWN;
+  return host.length <= 253 && host.split('.').every(isLabel) ? { kind: 'external', name: host } : UNKNOWN;
 }
 
 /**

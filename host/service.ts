@@ -197,7 +197,7 @@ export async function startHttp(service: Service): Promise<Server> {
     // A TLS proxy asks by whatever name its network gives the service (a container's
     // `sites-1`, a cluster's service name), which the service cannot know: the ask (and
     // only it) is answered on every name that is not a site's; the route checks the peer.
-    if (target.kind === 'unknown' && isTlsAsk(req.url)) return void apexHandler(req, res);
+    if ((target.kind === 'external' || target.kind === 'unknown') && isTlsAsk(req.url)) return void apexHandler(req, res);
     if (target.kind === 'site') {
       serveSite(siteDeps, target.address, req, res).catch((err) => {
         service.log.error('serving failed', { error: String(err) });

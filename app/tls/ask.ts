@@ -46,6 +46,10 @@ export function certificateAllowed(host: HostKind, names: CertificateNames, fact
     case 'site':
       if (host.apex === names.controlDomain && names.controlDomain !== names.baseDomain) return false;
       return facts.liveSite(fullPath(host.address));
+    // Not a name under any apex. Custom domains (spec §15) will be answered here: yes when
+    // attached to a live site.
+    case 'external':
+      return false;
     case 'unknown':
       return false;
     default:

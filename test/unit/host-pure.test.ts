@@ -244,8 +244,12 @@ describe('classifyHost', () => {
   });
 
   it('anything else is unknown', () => {
-    for (const host of [undefined, '', 'a.b.c.d.sites.test', 'other.test', 'xsites.test', 'bücher.sites.test', 'a_b.sites.test', '[::1]:8080', '[::1]', '127.0.0.1:8080', '.sites.test']) {
+    for (const host of [undefined, '', 'a.b.c.d.sites.test', 'bücher.sites.test', 'a_b.sites.test', '[::1]:8080', '[::1]', '127.0.0.1:8080', '.sites.test', 'a..b.test', 'bücher.test']) {
       expect(classifyHost(host, apexes), String(host)).toEqual({ kind: 'unknown' });
+    }
+    // Well-formed names under no apex: no site's, but what a custom domain will be (spec §15).
+    for (const host of ['other.test', 'xsites.test', 'Docs.Acme.COM.:443', 'sites-1:8080']) {
+      expect(classifyHost(host, apexes), host).toEqual({ kind: 'external', name: host.toLowerCase().replace(/\.?(:\d+)?$/, '') });
     }
   });
 });
@@ -267,9 +271,10 @@ describe('the listen address as an apex', () => {
     for (const host of ['127.0.0.1:8080', '127.0.0.1', '[::1]:8080', '[::1]', '[0:0::1]:8080', 'localhost:8080', 'LOCALHOST', 'sites.test']) {
       expect(classifyHost(host, apexes, direct), host).toMatchObject({ kind: 'apex' });
     }
-    for (const host of ['127.0.0.2:8080', '[::2]', '[::1', '[zz]:80', 'app.docs.localhost:8080', 'a.127.0.0.1']) {
+    for (const host of ['127.0.0.2:8080', '[::2]', '[::1', '[zz]:80', 'a.127.0.0.1']) {
       expect(classifyHost(host, apexes, direct), host).toEqual({ kind: 'unknown' });
     }
+    expect(classifyHost('app.docs.localhost:8080', apexes, direct)).toEqual({ kind: 'external', name: 'app.docs.localhost' });
     expect(classifyHost('app.docs.sites.test', apexes, direct)).toMatchObject({ kind: 'site', address: { group: 'docs', slug: 'app' } });
     // With the default base domain localhost, its sites stay sites.
     expect(classifyHost('app.docs.localhost:8080', ['localhost'], listenHostNames('127.0.0.1'))).toMatchObject({ kind: 'site', address: { group: 'docs', slug: 'app' } });

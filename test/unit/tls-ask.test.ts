@@ -26,13 +26,14 @@ function readModel(sites: Record<string, SiteDoc['status']>) {
 }
 
 describe('the TLS ask decision (spec §15)', () => {
-  it('one answer per kind of host: apex yes, listen address no, site when live, unknown no', async () => {
+  it('one answer per kind of host: apex yes, listen address no, site when live, external (until custom domains) and unknown no', async () => {
     const facts = { liveSite: async (path: string) => path === 'docs/app' };
     expect(certificateAllowed({ kind: 'apex', name: 'sites.test', direct: false }, names, facts)).toBe(true);
     expect(certificateAllowed({ kind: 'apex', name: '127.0.0.1', direct: true }, names, facts)).toBe(false);
     expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'app' }, apex: 'sites.test' }, names, facts)).toBe(true);
     expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'web' }, apex: 'sites.test' }, names, facts)).toBe(false);
     expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'app' }, apex: 'control.test' }, names, facts)).toBe(false);
+    expect(certificateAllowed({ kind: 'external', name: 'docs.acme.com' }, names, facts)).toBe(false);
     expect(certificateAllowed({ kind: 'unknown' }, names, facts)).toBe(false);
   });
 

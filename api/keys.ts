@@ -17,7 +17,9 @@ export function keysRouter(api: ApiContext): Router {
     await requireAdmin(api, ctx);
     const { revoked } = parseQuery(KeysQuery, ctx.query);
     const keys = await api.deps.readModel.listKeys();
-    ctx.body = { keys: keys.filter((k) => revoked || !k.revoked).map(keyJson) } satisfies KeysResponse;
+    // A revoked key is listed with when it was revoked; one whose document predates that record
+    // (a MongoDB read model not yet replayed) is left out as before, never shown as if live.
+    ctx.body = { keys: keys.filter((k) => !k.revoked || (revoked && k.revokedAt !== undefined)).map(keyJson) } satisfies KeysResponse;
   });
   r.post('/api/keys', async (ctx) => {
     const identity = await requireAdmin(api, ctx);

@@ -56,9 +56,9 @@ function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (a
   r.post(`${base}/:id/publish`, async (ctx) => {
     const identity = await authenticate(api, ctx);
     try {
-      const { site, revision } = await publishDeploy(api.deps, identity, ctx.params.id!);
+      const { site, revision, unchanged } = await publishDeploy(api.deps, identity, ctx.params.id!);
       const json = siteJson(api, site);
-      ctx.body = { url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json } satisfies PublishResult;
+      ctx.body = { url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged } satisfies PublishResult;
     } catch (err) {
       // Spec §10: the 409 names what is still missing, so a client can upload exactly that.
       if (!(err instanceof MissingFilesError)) throw err;

@@ -1,4 +1,4 @@
-import type { ConnectionEvent, KeyEvent, OAuthClientEvent, Recorded, SiteEvent } from '../domain/events.ts';
+import type { Actor, ConnectionEvent, KeyEvent, OAuthClientEvent, Recorded, SiteEvent } from '../domain/events.ts';
 import { fullPath } from '../domain/paths.ts';
 import { applyConnectionEvent } from '../domain/connection/state.ts';
 import { evolveSite, initialSiteState, type SiteState } from '../domain/site/state.ts';
@@ -65,17 +65,23 @@ function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): S
  * and the full path. A site the lifecycle says is absent or purged has no document.
  */
 export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): SiteDoc | null {
-  return siteDoc(event.stream, evolveSite(doc ? siteState(doc) : initialSiteState, event));
+  const before = doc ? siteState(doc) : initialSiteState;
+  const after = evolveSite(before, event);
+  // Every change that moves `updatedAt` also says who made it (the cards and the table show
+  // both): evolve applied the event and the site's time is now this event's.
+  const updatedBy = after !== before && after.updatedAt === event.meta.at ? event.meta.actor : doc?.updatedBy;
+  return siteDoc(event.stream, after, updatedBy);
 }
 
 function siteState(doc: SiteDoc): SiteState {
-  const { stream: _stream, path: _path, group, slug, ...state } = doc;
+  const { stream: _stream, path: _path, group, slug, updatedBy: _by, ...state } = doc;
   return { ...state, address: { group, slug } };
 }
 
-function siteDoc(stream: string, state: SiteState): SiteDoc | null {
+function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined): SiteDoc | null {
   if (state.status !== 'live' && state.status !== 'quarantined') return null;
-  const { group, slug } = state.address!;
+  if (!state.address || !state.live) return null; // a stream that never published
+  const { group, slug } = state.address;
   return {
     stream,
     siteId: state.siteId!,
@@ -84,10 +90,11 @@ function siteDoc(stream: string, state: SiteState): SiteDoc | null {
     path: fullPath({ group, slug }),
     status: state.status,
     meta: state.meta!,
-    live: state.live!,
+    live: state.live,
     archived: state.archived,
     createdAt: state.createdAt ?? state.updatedAt!,
     updatedAt: state.updatedAt!,
+    ...(updatedBy !== undefined ? { updatedBy } : {}),
     ...(state.deletedAt !== undefined ? { deletedAt: state.deletedAt } : {}),
   };
 }
@@ -109,7 +116,7 @@ export function projectKey(doc: KeyDoc | null, event: Recorded<KeyEvent>): KeyDo
       };
     }
     case 'KeyRevoked':
-      return doc && { ...doc, revoked: true };
+      return doc && { ...doc, revoked: true, revokedAt: event.meta.at, revokedBy: event.meta.actor };
     case 'KeyUsed':
       return doc && (!doc.lastUsedAt || doc.lastUsedAt < event.data.at) ? { ...doc, lastUsedAt: event.data.at } : doc;
     default: {

@@ -1,10 +1,9 @@
 import Router from '@koa/router';
-import { revisionDiff, serviceStorage } from '../app/queries/storage.ts';
-import { visibleSite } from '../app/queries/sites.ts';
-import { requireAdmin, requireUser } from './auth.ts';
+import { revisionDiff } from '../app/queries/revision-diff.ts';
+import { serviceStorage } from '../app/queries/service-storage.ts';
+import { requireUser } from './auth.ts';
 import type { ApiContext } from './context.ts';
-import type { RevisionDiff, ServiceStorage } from './schemas/audit.ts';
-import { param, sitePathParam, siteRoute } from './site-path.ts';
+import { param, sitePath, siteRoute } from './site-path.ts';
 
 /**
  * The audit views' reads: any two revisions of a site compared (spec §12), and what the
@@ -15,24 +14,11 @@ export function auditRouter(api: ApiContext): Router {
   const r = new Router();
 
   siteRoute(r, 'GET', '/api/sites/*path/revisions/:rev/diff/:to', async (ctx) => {
-    const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
-    const d = await revisionDiff(site, param(ctx, 'rev'), param(ctx, 'to'), api.manifests);
-    ctx.body = {
-      from: d.from,
-      to: d.to,
-      added: d.added,
-      removed: d.removed,
-      changed: d.changed,
-      unchanged: d.unchanged,
-      bytes_added: d.bytesAdded,
-      bytes_removed: d.bytesRemoved,
-    } satisfies RevisionDiff;
+    ctx.body = await revisionDiff(api.deps, await requireUser(api, ctx), { site: sitePath(ctx), from: param(ctx, 'rev'), to: param(ctx, 'to') });
   });
 
   r.get('/api/storage', async (ctx) => {
-    await requireAdmin(api, ctx);
-    ctx.body = (await serviceStorage(api.deps.queries, api.manifests)) satisfies ServiceStorage;
+    ctx.body = await serviceStorage(api.deps, await requireUser(api, ctx));
   });
 
   return r;

@@ -1,13 +1,15 @@
 import type { Context, Next } from 'koa';
-import { authenticateKey, forwardAuthIdentity, isAdmin, type Identity } from '../domain/auth.ts';
-import { ForbiddenError, UnauthenticatedError } from '../domain/errors.ts';
+import { authenticateKey } from '../app/keys/authenticate-key.ts';
+import { forwardAuthIdentity, type Identity } from '../domain/auth.ts';
+import { UnauthenticatedError } from '../domain/errors.ts';
 import type { ApiContext } from './context.ts';
 import { inCidrs, isLoopback } from './ip.ts';
 
 /**
  * Who sent a request, resolved once per request by the `authentication` middleware and
- * kept in `ctx.state.auth`. Nothing is refused there: each route asks for what it needs
- * (`requireKey`, `requireUser`, `requireAdmin`), before it looks anything up.
+ * kept in `ctx.state.auth`. Nothing is refused there: each route asks for the credential its
+ * plane takes (`requireKey`, `requireUser`) and hands the identity to a use case (app/),
+ * which decides what that identity may do.
  */
 export type Authentication = {
   /** Did the request send `Authorization: Bearer …` (an API key, or an MCP token at /mcp)? */
@@ -49,7 +51,7 @@ async function resolve(api: ApiContext, ctx: Context): Promise<Authentication> {
   if (token === undefined) return { bearer: false, user };
   let identity: Identity | undefined;
   try {
-    identity = await authenticateKey(token, (hash) => api.deps.queries.getKeyByTokenHash(hash), api.deps.now());
+    identity = await authenticateKey(api.deps, token);
   } catch (err) {
     // A failed lookup is the answer of the routes that need the key, not of every route.
     return { bearer: true, key: { refused: err }, user };
@@ -106,10 +108,4 @@ export async function requireUser(api: ApiContext, ctx: Context): Promise<Identi
   if (key) return key.principal.kind === 'admin' ? key : { ...key, principal: { kind: 'viewer' } };
   if (auth.user) return forwardAuthIdentity(auth.user, api.config.adminUsers);
   throw new UnauthenticatedError('sign in through the portal proxy or send an API key');
-}
-
-export async function requireAdmin(api: ApiContext, ctx: Context): Promise<Identity> {
-  const identity = await requireUser(api, ctx);
-  if (!isAdmin(identity)) throw new ForbiddenError('this needs an admin');
-  return identity;
 }

@@ -1,19 +1,19 @@
 import type { Readable } from 'node:stream';
-import type { CommandDeps } from '../app/deps.ts';
-import type { IncomingFile } from '../app/publish/publish.ts';
-import type { SiteAddress } from '../domain/paths.ts';
+import type { AppDeps } from '../app/deps.ts';
+import type { IncomingFile } from '../app/publish/publish-site.ts';
 import type { OutboundHttp } from '../domain/ports.ts';
-import type { ManifestCache } from '../app/queries/manifest-cache.ts';
 import type { ApiConfig, ApiHooks } from './config.ts';
 
-/** Everything the HTTP layer (and the MCP connector) needs from the composition root. */
+/**
+ * Everything the HTTP layer (and the MCP connector) needs from the composition root: the
+ * use cases' dependencies (`deps`, handed to every use case as is) and what only an edge
+ * needs (configuration, the archive reader, the usage recorders, outbound clients).
+ */
 export type ApiContext = {
-  readonly deps: CommandDeps;
+  readonly deps: AppDeps;
   readonly config: ApiConfig;
   /** Notifications for the composition root (request bytes arrived). */
   readonly hooks: ApiHooks;
-  /** Canonical URL of a site (`http://app.docs.localhost:8080/`). */
-  readonly siteUrl: (address: SiteAddress) => string;
   /** Host names (no port, IPv6 without brackets) the apex answers to: base, aliases, the listen address. */
   readonly apexHosts: readonly string[];
   /** Public origin of the apex (`http://localhost:8080`), for OAuth metadata and links. */
@@ -24,8 +24,6 @@ export type ApiContext = {
   readonly keyUsed: (keyId: number) => void;
   /** Notes that an MCP connection's access token authorized a request; coalesced like `keyUsed`. */
   readonly connectionUsed: (connectionId: string) => void;
-  /** Parsed revision manifests, cached by hash (shared with site serving). */
-  readonly manifests: ManifestCache;
   /**
    * The service's own HTTP requests, one client per purpose, each with the policy of its
    * switch (host/outbound/): never imported, always handed in.

@@ -1,18 +1,15 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { createGunzip } from 'node:zlib';
+import { readPublishMeta } from '../app/contract/publish.ts';
 import { createDeploy } from '../app/deploys/create.ts';
 import { publishDeploy } from '../app/deploys/publish.ts';
 import { uploadDeployFile } from '../app/deploys/upload.ts';
+import type { Identity } from '../domain/auth.ts';
 import { MissingFilesError } from '../domain/deploy/deploy.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
-import type { Identity } from '../domain/auth.ts';
-import { requireAdmin, requireKey } from './auth.ts';
+import { requireKey, requireUser } from './auth.ts';
 import type { ApiContext } from './context.ts';
-import { preparePublish } from './requests.ts';
-import type { DeployCreated } from './schemas/deploy.ts';
-import type { PublishResult } from './schemas/publish.ts';
-import { siteJson } from './site-json.ts';
 
 /**
  * Incremental deploys (spec §10): the manifest of digests first, then only the contents
@@ -21,12 +18,12 @@ import { siteJson } from './site-json.ts';
  * the management plane (`/api/deploys…`) for admins, as `POST /api/sites` mirrors
  * `POST /ingest/sites`, so the portal, signed in through the proxy, can publish a dropped
  * folder sending only what changed. The cross-origin guard covers the latter like every
- * other write a signed-in browser can make.
+ * other write a signed-in browser can make. The use cases (app/deploys/) decide who may.
  */
 export function deploysRouter(api: ApiContext): Router {
   const r = new Router();
   mountDeploys(r, api, '/ingest/deploys', requireKey);
-  mountDeploys(r, api, '/api/deploys', requireAdmin);
+  mountDeploys(r, api, '/api/deploys', requireUser);
   return r;
 }
 
@@ -37,28 +34,24 @@ function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (a
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
     const { meta, files } = body as { meta?: unknown; files?: unknown };
     if (meta === undefined) throw new ValidationError('meta is required');
-    // `publish` on the target is checked here, before the site or anything else is looked up.
-    const target = preparePublish(identity, typeof meta === 'string' ? meta : JSON.stringify(meta));
+    const parsed = readPublishMeta(meta);
     if (files === undefined) throw new ValidationError('files is required');
-    const { deploy, required } = await createDeploy(api.deps, identity, target, files, (hash) => api.manifests.get(hash));
     ctx.status = 201;
-    ctx.body = { id: deploy.id, required: [...required], expires_at: deploy.expiresAt } satisfies DeployCreated;
+    ctx.body = await createDeploy(api.deps, identity, { meta: parsed, files });
   });
 
   r.put(`${base}/:id/files/:sha256`, async (ctx) => {
     const identity = await authenticate(api, ctx);
     const length = ctx.get('content-length');
-    const declared = /^\d+$/.test(length) ? Number(length) : undefined;
-    await uploadDeployFile(api.deps, identity, ctx.params.id!, ctx.params.sha256!, ctx.req, declared);
+    const declaredSize = /^\d+$/.test(length) ? Number(length) : undefined;
+    await uploadDeployFile(api.deps, identity, { deploy: ctx.params.id!, digest: ctx.params.sha256!, body: ctx.req, ...(declaredSize !== undefined ? { declaredSize } : {}) });
     ctx.status = 204;
   });
 
   r.post(`${base}/:id/publish`, async (ctx) => {
     const identity = await authenticate(api, ctx);
     try {
-      const { site, revision, unchanged } = await publishDeploy(api.deps, identity, ctx.params.id!);
-      const json = siteJson(api, site);
-      ctx.body = { url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged } satisfies PublishResult;
+      ctx.body = await publishDeploy(api.deps, identity, { deploy: ctx.params.id! });
     } catch (err) {
       // Spec §10: the 409 names what is still missing, so a client can upload exactly that.
       if (!(err instanceof MissingFilesError)) throw err;

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { DomainError, type ErrorCode } from '../domain/errors.ts';
+import { asDomainError, DomainError, type ErrorCode } from '../domain/errors.ts';
 
 /** The status of each domain error code (spec §2). */
 export const STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -25,18 +25,14 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
       ctx.status = 404;
       ctx.body = { error: 'no such endpoint', code: 'not_found' };
     }
-  } catch (err) {
+  } catch (thrown) {
+    const err = asDomainError(thrown);
     if (err instanceof DomainError) {
       ctx.status = STATUS[err.code];
       ctx.body = { error: err.message, code: err.code };
       return;
     }
-    const e = err as { status?: number; expose?: boolean; message?: string; code?: string };
-    if (e.code === 'ENOSPC' || e.code === 'EDQUOT') {
-      ctx.status = 507;
-      ctx.body = { error: 'the file store is out of space; nothing was changed', code: 'insufficient_storage' };
-      return;
-    }
+    const e = err as { status?: number; expose?: boolean; message?: string };
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
       ctx.status = e.status;
       ctx.body = { error: e.expose && e.message ? e.message : 'bad request', code: e.status === 413 ? 'too_large' : e.status === 415 ? 'unsupported_media_type' : 'invalid' };

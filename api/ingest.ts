@@ -1,69 +1,58 @@
 import Router from '@koa/router';
-import { purgeSite, patchSite, restoreSite, rollbackSite, unpublishSite } from '../app/site-lifecycle/lifecycle.ts';
-import { siteStorage } from '../app/queries/storage.ts';
-import { revisionsOf } from '../app/queries/sites.ts';
-import { authorize } from '../domain/auth.ts';
-import { NotFoundError } from '../domain/errors.ts';
-import { fullPath } from '../domain/paths.ts';
+import { parseInput } from '../app/contract/parse.ts';
+import { SitePatch } from '../app/contract/patch.ts';
+import { RollbackBody } from '../app/contract/rollback.ts';
+import { listRevisions } from '../app/queries/revisions.ts';
+import { patchSite } from '../app/site-lifecycle/patch.ts';
+import { purgeSite } from '../app/site-lifecycle/purge.ts';
+import { restoreSite } from '../app/site-lifecycle/restore.ts';
+import { rollbackSite } from '../app/site-lifecycle/rollback.ts';
+import { unpublishSite } from '../app/site-lifecycle/unpublish.ts';
 import { requireKey } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
-import { handlePublishRequestFor } from './publish-route.ts';
-import { parsePatch, parseRollback } from './requests.ts';
-import { sitePathParam, siteRoute } from './site-path.ts';
-import { revisionJson, siteJson } from './site-json.ts';
-import type { RevisionsResponse } from './schemas/revision.ts';
-import { readable } from '../domain/site/lifecycle.ts';
+import { handlePublishRequest } from './multipart.ts';
+import { sitePath, siteRoute } from './site-path.ts';
 
 /**
- * The ingest plane (spec §4): API keys only; every route checks the capability on the
- * requested path before the site is looked up, so a refusal never reveals existence.
+ * The ingest plane (spec §4): API keys only. Each route authenticates the key, reads the
+ * request into a plain object and hands it to its use case (app/), which checks the
+ * capability on the requested path before the site is looked up, so a refusal never
+ * reveals existence.
  */
 export function ingestRouter(api: ApiContext): Router {
   const r = new Router();
 
   r.post('/ingest/sites', async (ctx) => {
-    const identity = await requireKey(api, ctx);
-    ctx.body = await handlePublishRequestFor(api, ctx, identity);
+    ctx.body = await handlePublishRequest(api, ctx, await requireKey(api, ctx));
   });
 
   siteRoute(r, 'GET', '/ingest/sites/*path/revisions', async (ctx) => {
-    const identity = await requireKey(api, ctx);
-    const address = sitePathParam(ctx);
-    authorize(identity, 'rollback', address);
-    const site = await api.deps.queries.getSite(fullPath(address));
-    if (!site || !readable(site.status)) throw new NotFoundError(`no site ${fullPath(address)}`);
-    ctx.body = { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)), ...(await siteStorage(site, api.manifests)) } satisfies RevisionsResponse;
+    ctx.body = await listRevisions(api.deps, await requireKey(api, ctx), { site: sitePath(ctx) });
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/rollback', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const address = sitePathParam(ctx);
-    authorize(identity, 'rollback', address);
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
+    const body = parseInput(RollbackBody, await readJson(ctx));
+    ctx.body = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body?.revision });
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/restore', async (ctx) => {
-    const identity = await requireKey(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)));
+    ctx.body = await restoreSite(api.deps, await requireKey(api, ctx), { site: sitePath(ctx) });
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/purge', async (ctx) => {
-    const identity = await requireKey(api, ctx);
-    await purgeSite(api.deps, identity, sitePathParam(ctx));
+    await purgeSite(api.deps, await requireKey(api, ctx), { site: sitePath(ctx) });
     ctx.status = 204;
   });
 
   siteRoute(r, 'PATCH', '/ingest/sites/*path', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const address = sitePathParam(ctx);
-    authorize(identity, 'patch', address);
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
+    ctx.body = await patchSite(api.deps, identity, { site: sitePath(ctx), patch: parseInput(SitePatch, await readJson(ctx)) });
   });
 
   siteRoute(r, 'DELETE', '/ingest/sites/*path', async (ctx) => {
-    const identity = await requireKey(api, ctx);
-    await unpublishSite(api.deps, identity, sitePathParam(ctx));
+    await unpublishSite(api.deps, await requireKey(api, ctx), { site: sitePath(ctx) });
     ctx.status = 204;
   });
 

@@ -1,103 +1,70 @@
 import Router from '@koa/router';
-import { isAdmin } from '../domain/auth.ts';
-import { handlePublishRequestFor } from './publish-route.ts';
-import { findRevision, revisionsOf, visibleSite } from '../app/queries/sites.ts';
-import { siteStorage } from '../app/queries/storage.ts';
-import { patchSite, purgeSite, restoreSite, rollbackSite, unpublishSite } from '../app/site-lifecycle/lifecycle.ts';
-import { NotFoundError } from '../domain/errors.ts';
-import { faviconType } from '../domain/favicon.ts';
-import { fileTree } from '../domain/file-tree.ts';
-import { revisionTime } from '../domain/revision-id.ts';
-import { fullPath } from '../domain/paths.ts';
-import { siteStream } from '../domain/streams.ts';
-import { SiteListCache } from '../app/queries/site-list-cache.ts';
-import { requireAdmin, requireUser } from './auth.ts';
+import { FileQuery } from '../app/contract/params.ts';
+import { parseInput, parseQuery } from '../app/contract/parse.ts';
+import { SitePatch } from '../app/contract/patch.ts';
+import { RollbackBody } from '../app/contract/rollback.ts';
+import { SiteQueryParams } from '../app/contract/site-query.ts';
+import { siteFavicon } from '../app/queries/favicon.ts';
+import { getSite } from '../app/queries/get-site.ts';
+import { listSites } from '../app/queries/list-sites.ts';
+import { me } from '../app/queries/me.ts';
+import { revisionArchive, revisionFile, revisionFiles } from '../app/queries/revision-files.ts';
+import { listRevisions } from '../app/queries/revisions.ts';
+import { siteEvents } from '../app/queries/site-events.ts';
+import { listTrash } from '../app/queries/trash.ts';
+import { patchSite } from '../app/site-lifecycle/patch.ts';
+import { purgeSite } from '../app/site-lifecycle/purge.ts';
+import { restoreSite } from '../app/site-lifecycle/restore.ts';
+import { rollbackSite } from '../app/site-lifecycle/rollback.ts';
+import { unpublishSite } from '../app/site-lifecycle/unpublish.ts';
+import { requireUser } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
-import { parsePatch, parseRollback } from './requests.ts';
-import { streamRevisionZip } from './revision-zip.ts';
-import { param, sitePathParam, siteRoute } from './site-path.ts';
-import { parseSiteQuery } from './site-query.ts';
+import { handlePublishRequest } from './multipart.ts';
 import { mountOpenApi } from './openapi/route.ts';
-import { FileQuery } from './schemas/params.ts';
-import { parseQuery } from './schemas/parse.ts';
-import type { EventsResponse } from './schemas/events.ts';
-import type { FileNode } from './schemas/file-tree.ts';
-import type { Me } from './schemas/me.ts';
-import type { RevisionsResponse } from './schemas/revision.ts';
-import type { TrashResponse } from './schemas/site.ts';
+import { streamRevisionZip } from './revision-zip.ts';
 import { inertPublisherBytes } from './security-headers.ts';
-import { revisionJson, siteJson, siteListBody, siteUrlProbe } from './site-json.ts';
+import { param, sitePath, siteRoute } from './site-path.ts';
 
-/** Bytes of listing bodies kept (a listing of 10,000 sites is about 3 MB). */
-const LISTING_CACHE_BYTES = 64 * 1024 * 1024;
-
-/** The management plane (spec §5): forward-auth users and keys; admin-only writes. */
+/**
+ * The management plane (spec §5): forward-auth users and keys (an admin key acts as an
+ * admin, a scoped key as a viewer). Each route authenticates, reads the request into a plain
+ * object and hands it to its use case (app/), which decides what the identity may do: reads
+ * for anyone signed in, writes for admins.
+ */
 export function managementRouter(api: ApiContext): Router {
   const r = new Router();
 
   mountOpenApi(r, { forwardAuthHeader: api.config?.forwardAuthHeader, mcpEnabled: api.config?.mcp.enabled });
 
   r.get('/api/me', async (ctx) => {
-    const identity = await requireUser(api, ctx);
-    ctx.body = {
-      user: identity.name,
-      is_admin: isAdmin(identity),
-      base_domain: api.config.baseDomain,
-      versioning_enabled: api.config.versioning.enabled,
-      mcp_enabled: api.config.mcp.enabled,
-    } satisfies Me;
+    ctx.body = await me(api.deps, await requireUser(api, ctx));
   });
 
-  // Listing bodies by query, valid while the read model's checkpoint stays (SiteListCache
-  // says why that is exact). The answer depends on the normalized query only (hidden sites
-  // are in it for admins who asked, never otherwise, whoever asks) and on the site URLs;
-  // the whole query is the key, so a filter added to it later is part of the key too.
-  const listings = new SiteListCache(LISTING_CACHE_BYTES);
-  const checkpoint = () => api.deps.queries.checkpoint();
   r.get('/api/sites', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const query = parseSiteQuery(ctx.query, isAdmin(identity));
-    const key = JSON.stringify([query, siteUrlProbe(api)]);
-    const body = await listings.answer(checkpoint, key, async () => siteListBody(api, await api.deps.queries.listSites(query)));
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = body; // SitesResponse, serialized by siteListBody
+    ctx.body = await listSites(api.deps, identity, parseQuery(SiteQueryParams, ctx.query)); // SitesResponse, serialized
   });
 
   r.post('/api/sites', async (ctx) => {
-    const identity = await requireAdmin(api, ctx);
-    ctx.body = await handlePublishRequestFor(api, ctx, identity);
+    ctx.body = await handlePublishRequest(api, ctx, await requireUser(api, ctx));
   });
 
   // The trash. Registered before `/api/sites/*path` so `deleted` is never read as a slug.
   r.get('/api/sites/deleted', async (ctx) => {
-    await requireAdmin(api, ctx);
-    const sites = await api.deps.queries.listQuarantined();
-    // When the quarantine job purges each one (it runs every minute or so, so at most that much later).
-    const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + api.config.deletedSiteTtlMs).toISOString();
-    ctx.body = {
-      sites: sites.map((d) => ({ ...siteJson(api, d), ...(d.deletedAt ? { purge_at: purgeAt(d.deletedAt) } : {}) })),
-      count: sites.length,
-    } satisfies TrashResponse;
+    ctx.body = await listTrash(api.deps, await requireUser(api, ctx));
   });
   siteRoute(r, 'POST', '/api/sites/deleted/*path', async (ctx) => {
-    const identity = await requireAdmin(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)));
+    ctx.body = await restoreSite(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });
   });
   siteRoute(r, 'DELETE', '/api/sites/deleted/*path', async (ctx) => {
-    const identity = await requireAdmin(api, ctx);
-    await purgeSite(api.deps, identity, sitePathParam(ctx));
+    await purgeSite(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });
     ctx.status = 204;
   });
 
   siteRoute(r, 'GET', '/api/sites/*path/favicon', async (ctx) => {
-    const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
-    const favicon = site.live.favicon;
-    // Checked again when served: revisions published before types were allow-listed may hold anything.
-    const type = favicon && faviconType(favicon.type);
-    const stream = favicon && type && (await api.deps.blobs.get(favicon.hash));
-    if (!favicon || !type || !stream) throw new NotFoundError(`site ${site.path} has no favicon`);
+    const { type, stream } = await siteFavicon(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });
     ctx.type = type;
     ctx.set('Cache-Control', 'public, max-age=3600');
     inertPublisherBytes(ctx);
@@ -105,76 +72,53 @@ export function managementRouter(api: ApiContext): Router {
   });
 
   siteRoute(r, 'GET', '/api/sites/*path/revisions', async (ctx) => {
-    const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
-    ctx.body = { revisions: revisionsOf(site).map((x) => revisionJson(x.info, x.current)), ...(await siteStorage(site, api.manifests)) } satisfies RevisionsResponse;
+    ctx.body = await listRevisions(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });
   });
 
   siteRoute(r, 'GET', '/api/sites/*path/revisions/:rev/files', async (ctx) => {
-    const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
-    const manifest = await api.manifests.get(findRevision(site, param(ctx, 'rev')).manifest);
-    if (!manifest) throw new NotFoundError('the revision manifest is missing');
-    ctx.body = fileTree(manifest.files) satisfies FileNode;
+    ctx.body = await revisionFiles(api.deps, await requireUser(api, ctx), { site: sitePath(ctx), revision: param(ctx, 'rev') });
   });
 
   siteRoute(r, 'GET', '/api/sites/*path/revisions/:rev/file', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
     const { path } = parseQuery(FileQuery, ctx.query);
-    const manifest = await api.manifests.get(findRevision(site, param(ctx, 'rev')).manifest);
-    const entry = manifest?.files.get(path);
-    const stream = entry && (await api.deps.blobs.get(entry.hash));
-    if (!entry || !stream) throw new NotFoundError(`no file ${path} in this revision`);
-    const name = path.slice(path.lastIndexOf('/') + 1);
+    const file = await revisionFile(api.deps, identity, { site: sitePath(ctx), revision: param(ctx, 'rev'), path });
     // A download, never a resource: with its stored type (text/javascript, text/html…) a
     // `<script src>` or a frame on the apex could run a publisher's file with the apex's origin.
     ctx.type = 'application/octet-stream';
-    ctx.length = entry.size;
-    ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
+    ctx.length = file.size;
+    ctx.set('Content-Disposition', `attachment; filename="${file.name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(file.name)}`);
     inertPublisherBytes(ctx);
-    ctx.body = stream;
+    ctx.body = file.stream;
   });
 
   siteRoute(r, 'GET', '/api/sites/*path/revisions/:rev/archive', async (ctx) => {
-    const identity = await requireUser(api, ctx);
-    const site = await visibleSite(api.deps, identity, sitePathParam(ctx));
-    const rev = findRevision(site, param(ctx, 'rev'));
-    const manifest = await api.manifests.get(rev.manifest);
-    if (!manifest) throw new NotFoundError('the revision manifest is missing');
-    const base = `${site.path.replaceAll('/', '-')}-${rev.id}`;
+    const archive = await revisionArchive(api.deps, await requireUser(api, ctx), { site: sitePath(ctx), revision: param(ctx, 'rev') });
     ctx.type = 'application/zip';
-    ctx.set('Content-Disposition', `attachment; filename="${base}.zip"`);
+    ctx.set('Content-Disposition', `attachment; filename="${archive.filename}"`);
     inertPublisherBytes(ctx);
-    ctx.body = streamRevisionZip(api.deps.blobs, manifest, new Date(revisionTime(rev.id)));
+    ctx.body = streamRevisionZip(archive.open, archive.manifest, archive.date);
   });
 
   siteRoute(r, 'GET', '/api/sites/*path/events', async (ctx) => {
-    await requireAdmin(api, ctx);
-    const address = sitePathParam(ctx);
-    const { events } = await api.deps.events.readStream(siteStream(address));
-    if (events.length === 0) throw new NotFoundError(`no history for ${fullPath(address)}`);
-    ctx.body = { events: events.map((e) => ({ type: e.type, at: e.meta.at, actor: e.meta.actor, data: e.data })) } satisfies EventsResponse;
+    ctx.body = await siteEvents(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });
   });
 
   siteRoute(r, 'POST', '/api/sites/*path/rollback', async (ctx) => {
-    const identity = await requireAdmin(api, ctx);
-    const address = sitePathParam(ctx);
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
+    const identity = await requireUser(api, ctx);
+    const body = parseInput(RollbackBody, await readJson(ctx));
+    ctx.body = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body?.revision });
   });
 
   siteRoute(r, 'GET', '/api/sites/*path', async (ctx) => {
-    const identity = await requireUser(api, ctx);
-    ctx.body = siteJson(api, await visibleSite(api.deps, identity, sitePathParam(ctx)));
+    ctx.body = await getSite(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });
   });
   siteRoute(r, 'PATCH', '/api/sites/*path', async (ctx) => {
-    const identity = await requireAdmin(api, ctx);
-    const address = sitePathParam(ctx);
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
+    const identity = await requireUser(api, ctx);
+    ctx.body = await patchSite(api.deps, identity, { site: sitePath(ctx), patch: parseInput(SitePatch, await readJson(ctx)) });
   });
   siteRoute(r, 'DELETE', '/api/sites/*path', async (ctx) => {
-    const identity = await requireAdmin(api, ctx);
-    await unpublishSite(api.deps, identity, sitePathParam(ctx));
+    await unpublishSite(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });
     ctx.status = 204;
   });
 

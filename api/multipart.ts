@@ -4,23 +4,25 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { readPublishMeta, type PublishResult } from '../app/contract/publish.ts';
+import { publishSite, type IncomingFile } from '../app/publish/publish-site.ts';
 import type { Identity } from '../domain/auth.ts';
-import type { IncomingFile, PublishOutcome, PublishTarget } from '../app/publish/publish.ts';
-import { publishFiles } from '../app/publish/publish.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import type { ApiContext } from './context.ts';
-import { preparePublish } from './requests.ts';
 import { receiveUpload, type Part } from './upload.ts';
 
 const MAX_META_BYTES = 64 * 1024;
 
 /**
- * Streams a publish request (`meta` + exactly one of `bundle` / `index`) into the
- * publish pipeline. The body is never buffered: the archive is read entry by entry as it
- * arrives; only when `bundle` precedes `meta` is it spooled to a temp file first, because
- * the target (and so the authorization) is not known yet. Limits hold while streaming.
+ * `POST /ingest/sites` and `POST /api/sites` (spec §4): streams a publish request (`meta`
+ * + exactly one of `bundle` / `index`) into the publish use case. The body is never
+ * buffered: the archive is read entry by entry as it arrives. The use case starts as soon as
+ * `meta` is parsed, so it authorizes before a byte of the files is read; the files follow
+ * when their part arrives. Only when `bundle` precedes `meta` is it spooled to a temp file
+ * first, because the target (and so the authorization) is not known yet. Limits hold while
+ * streaming.
  */
-export async function handlePublishRequest(api: ApiContext, ctx: Context, identity: Identity): Promise<PublishOutcome> {
+export async function handlePublishRequest(api: ApiContext, ctx: Context, identity: Identity): Promise<PublishResult> {
   const type = ctx.get('content-type');
   if (!/^multipart\/form-data/i.test(type)) throw new UnsupportedMediaTypeError('send multipart/form-data with a meta part and a bundle or index file');
   const declared = Number(ctx.get('content-length') || 0);
@@ -33,29 +35,40 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
     api.hooks.bytesReceived,
   );
   let spoolDir: string | undefined;
-  let publishing: Promise<PublishOutcome> | undefined;
+  let publishing: Promise<PublishResult> | undefined;
+  // The files of the publish, handed over once their part arrives (or refused, so the publish ends).
+  let deliver: ((files: AsyncIterable<IncomingFile>) => void) | undefined;
+  let refuse: ((err: unknown) => void) | undefined;
+  const filesOf = (field: string, content: Readable): AsyncIterable<IncomingFile> => (field === 'index' ? single('index.html', content) : api.readArchive(content));
 
-  /** Starts the publish on a file part. It commits only once the whole body is parsed, so a bad trailing part still cancels it. */
-  const start = (target: PublishTarget, field: string, content: Readable): Promise<PublishOutcome> => {
-    const files: AsyncIterable<IncomingFile> = field === 'index' ? single('index.html', content) : api.readArchive(content);
-    const publish = publishFiles(api.deps, identity, target, files, () => parsed);
+  /** Starts the publish once meta is known. It commits only once the whole body is parsed, so a bad trailing part still cancels it. */
+  const start = (meta: unknown): Promise<PublishResult> => {
+    const ready = new Promise<AsyncIterable<IncomingFile>>((resolve, reject) => {
+      deliver = resolve;
+      refuse = reject;
+    });
+    ready.catch(() => undefined); // the publish reports it
+    const files = (async function* () {
+      yield* await ready;
+    })();
+    const publish = publishSite(api.deps, identity, { meta: readPublishMeta(meta), files, beforeCommit: () => parsed });
     publish.catch(upload.fail);
     return publish;
   };
 
   /** Reads the parts in order; resolves once the body is parsed and holds one meta and one file. */
   const readParts = async (): Promise<void> => {
-    let target: PublishTarget | undefined;
     let spooled: { field: string; path: string } | undefined;
+    let file = false;
     for await (const part of upload.parts) {
       if (part.kind === 'file') upload.reading(part.stream);
       const field = part.kind === 'file' && part.name === 'meta' ? await metaFile(part.stream) : part;
       if (field.kind === 'field') {
         if (field.name !== 'meta') continue;
         if (field.truncated) throw new TooLargeError('meta is too large');
-        if (target) throw new ValidationError('meta was sent twice');
-        target = preparePublish(identity, field.value);
-        if (spooled) publishing = start(target, spooled.field, createReadStream(spooled.path));
+        if (publishing) throw new ValidationError('meta was sent twice');
+        publishing = start(field.value);
+        if (spooled) deliver!(filesOf(spooled.field, createReadStream(spooled.path)));
         continue;
       }
       const { name, stream } = field;
@@ -63,13 +76,14 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
         stream.resume();
         continue;
       }
-      if (publishing || spooled) {
+      if (file) {
         stream.resume();
         throw new ValidationError('send exactly one of bundle or index');
       }
+      file = true;
       stream.on('limit', () => stream.destroy(new TooLargeError(`the upload is larger than ${limit} bytes`)));
-      if (target) {
-        publishing = start(target, name, stream);
+      if (publishing) {
+        deliver!(filesOf(name, stream));
         continue;
       }
       // Before meta: the target, and so the authorization, is not known yet.
@@ -77,8 +91,8 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
       spooled = { field: name, path: join(spoolDir, 'body') };
       await pipeline(stream, createWriteStream(spooled.path));
     }
-    if (!target) throw new ValidationError('the meta part is missing');
-    if (!publishing) throw new ValidationError('send exactly one of bundle or index');
+    if (!publishing) throw new ValidationError('the meta part is missing');
+    if (!file) throw new ValidationError('send exactly one of bundle or index');
   };
 
   const parsed = readParts();
@@ -87,6 +101,9 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
     return await publishing!;
   } catch (err) {
     upload.fail(err);
+    // A publish still waiting for its files must end (it holds the publish gate).
+    refuse?.(upload.failure);
+    await publishing?.catch(() => undefined);
     throw upload.failure;
   } finally {
     upload.settle();

@@ -1,18 +1,17 @@
 import JSZip from 'jszip';
 import { PassThrough, pipeline, Readable } from 'node:stream';
 import type { Manifest } from '../domain/manifest.ts';
-import type { BlobStore } from '../domain/ports.ts';
 
 /**
  * A revision as a .zip, generated while it is sent. Each file's blob is opened only
  * when jszip reaches it (a lazy stream), so a 5,000-file revision never holds 5,000
  * open files or its bytes in memory. `date` is the revision's publish time.
  */
-export function streamRevisionZip(blobs: BlobStore, manifest: Manifest, date: Date): Readable {
+export function streamRevisionZip(open: (hash: string) => Promise<Readable | undefined>, manifest: Manifest, date: Date): Readable {
   const zip = new JSZip();
   const inputs: Readable[] = [];
   for (const [path, entry] of manifest.files) {
-    const input = lazyBlob(blobs, entry.hash);
+    const input = lazyBlob(open, entry.hash);
     inputs.push(input);
     // Every file dated by its revision: the one time we know for all of them (zip dates start in 1980, so no epoch).
     zip.file(path, input, { binary: true, date });
@@ -30,7 +29,7 @@ export function streamRevisionZip(blobs: BlobStore, manifest: Manifest, date: Da
   return out;
 }
 
-function lazyBlob(blobs: BlobStore, hash: string): Readable {
+function lazyBlob(open: (hash: string) => Promise<Readable | undefined>, hash: string): Readable {
   let source: Readable | undefined;
   const out = new Readable({
     read() {
@@ -38,7 +37,7 @@ function lazyBlob(blobs: BlobStore, hash: string): Readable {
         source.resume();
         return;
       }
-      blobs.get(hash).then(
+      open(hash).then(
         (stream) => {
           if (!stream) return out.destroy(new Error(`blob ${hash} is missing`));
           // A download abandoned meanwhile: the blob's open file must be closed, not left for good.

@@ -1,6 +1,5 @@
 import type Router from '@koa/router';
 import type { RouterMiddleware } from '@koa/router';
-import { parseSitePath, type SiteAddress } from '../domain/paths.ts';
 
 /**
  * Routes under a site path: `/api/sites/*path/revisions/:rev/files`. `*path` is a
@@ -20,9 +19,9 @@ export function siteRoute(router: Router, method: 'GET' | 'POST' | 'PATCH' | 'DE
   router.register(path, [method], handler, { sensitive: true, strict: true });
 }
 
-/** The site address named by the `*path` of a route (decoded by the router); labels are validated here. */
-export function sitePathParam(ctx: { params: Record<string, string | undefined> }): SiteAddress {
-  return parseSitePath(ctx.params.path ?? '');
+/** The site path named by the `*path` of a route (decoded by the router); the use case checks its labels. */
+export function sitePath(ctx: { params: Record<string, string | undefined> }): string {
+  return ctx.params.path ?? '';
 }
 
 /** A named route parameter, e.g. `:rev` (decoded by the router). */

@@ -2,7 +2,7 @@ import type { Decider } from '../domain/decider.ts';
 import { ConflictError, StreamConflictError } from '../domain/errors.ts';
 import type { Actor, DomainEvent, Recorded } from '../domain/events.ts';
 import type { EventToAppend } from '../domain/ports.ts';
-import type { CommandDeps } from './deps.ts';
+import type { AppDeps } from './deps.ts';
 
 /** An aggregate as the command cycle sees it: where its events live, and its decider. */
 export type Aggregate<Id, C, S, E extends DomainEvent> = {
@@ -27,7 +27,7 @@ export type CommandHandler<Id, C, S, E extends DomainEvent> = {
   handle(id: Id, actor: Actor, command: Prepare<C, S>): Promise<Handled<S, E>>;
 };
 
-export type CycleDeps = Pick<CommandDeps, 'events' | 'waitForProjection' | 'now'>;
+export type CycleDeps = Pick<AppDeps, 'events' | 'waitForProjection' | 'now'>;
 
 /**
  * Binds an aggregate once; the result binds it to the ports. `handle` is the command cycle:

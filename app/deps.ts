@@ -1,7 +1,11 @@
+import type { SiteAddress } from '../domain/paths.ts';
 import type { BlobIndex, BlobStore, DeploySessions, EventStore } from '../domain/ports.ts';
 import type { Versioning } from '../domain/site/decide.ts';
 import type { Queries } from '../projections/queries.ts';
+import type { SiteShapes } from './contract/site-json.ts';
 import type { PublishGate } from './gate.ts';
+import type { ManifestCache } from './queries/manifest-cache.ts';
+import type { SiteListCache } from './queries/site-list-cache.ts';
 
 export type Limits = {
   readonly maxUploadBytes: number;
@@ -11,12 +15,24 @@ export type Limits = {
   readonly deployTtlMs?: number;
 };
 
+/** Settings the answers carry (`GET /api/me`, the trash's purge times). */
+export type Settings = {
+  readonly baseDomain: string;
+  readonly mcpEnabled: boolean;
+  /** How long an unpublished site waits in the trash before the job purges it. */
+  readonly deletedSiteTtlMs: number;
+  /** Who may approve MCP connections (SITES_MCP_ALLOWED_USERS). */
+  readonly mcpApprovers: ReadonlySet<string>;
+};
+
 /**
- * What the use cases need: the ports (the log, the projected documents' queries, the blob
- * index, the deploy sessions, the file store), settings, and a way to wait until the
- * projections have applied a stream revision (read-your-writes).
+ * What every use case gets, built once per service instance by the composition root: the
+ * ports (the log, the projected documents' queries, the blob index, the deploy sessions,
+ * the file store), the settings, a way to wait until the projections have applied a stream
+ * revision (read-your-writes), and the instance's caches (never process-global: two
+ * instances in one process, as the tests run them, share nothing).
  */
-export type CommandDeps = {
+export type AppDeps = {
   readonly events: EventStore;
   readonly queries: Queries;
   readonly blobIndex: BlobIndex;
@@ -24,6 +40,7 @@ export type CommandDeps = {
   readonly blobs: BlobStore;
   readonly versioning: Versioning;
   readonly limits: Limits;
+  readonly settings: Settings;
   /** Folder for spooled uploads (zip central directories live at the end). */
   readonly tmpDir: string;
   /** Resolves once the read model has applied `stream` up to `revision`. */
@@ -31,4 +48,12 @@ export type CommandDeps = {
   /** Publishes hold it shared, garbage collection exclusive (see gate.ts). */
   readonly gate: PublishGate;
   readonly now: () => Date;
+  /** Canonical URL of a site (`http://app.docs.localhost:8080/`), part of every `Site`. */
+  readonly siteUrl: (address: SiteAddress) => string;
+  /** Parsed revision manifests by hash (shared with site serving). */
+  readonly manifests: ManifestCache;
+  /** `Site` objects and their JSON bytes by document. */
+  readonly shapes: SiteShapes;
+  /** Listing bodies by query, valid while the read model's checkpoint stays. */
+  readonly listings: SiteListCache;
 };

@@ -1,15 +1,16 @@
-import { ForbiddenError } from './errors.ts';
 import type { Actor } from './events.ts';
-import { can, type Capability, type Grant, type Principal } from './grants.ts';
-import { fullPath, type SiteAddress } from './paths.ts';
+import type { Grant, Principal } from './grants.ts';
 import { hashToken, looksLikeKeyToken, sameHash } from './tokens.ts';
 
 /** An authenticated caller: what they may do, how events name them, and where they came from. */
 export type Identity = {
   readonly principal: Principal;
   readonly actor: Actor;
-  /** `key`: an API key (ingest and management planes); `user`: forward-auth; `connection`: MCP token. */
-  readonly via: 'key' | 'user' | 'connection';
+  /**
+   * `key`: an API key (ingest and management planes); `user`: forward-auth; `connection`: MCP
+   * token; `system`: the service itself (jobs, the CLI on the data folder, the OAuth endpoints).
+   */
+  readonly via: 'key' | 'user' | 'connection' | 'system';
   readonly keyId?: number;
   /** Display name for `GET /api/me`. */
   readonly name: string;
@@ -67,9 +68,19 @@ export function isAdmin(identity: Identity): boolean {
   return identity.principal.kind === 'admin';
 }
 
-/** Fails unless the identity holds `capability` on the site. Checked before any lookup. */
-export function authorize(identity: Identity, capability: Capability, address: SiteAddress): void {
-  if (!can(identity.principal, capability, address)) {
-    throw new ForbiddenError(`this credential lacks the "${capability}" capability on ${fullPath(address)}`);
-  }
+/**
+ * The service acting on its own account: a job (the quarantine TTL, the expiry jobs), the
+ * OAuth endpoints, the usage recorders. An identity like any other, with every capability
+ * (what it may do is decided by the code that runs as it), named in events by `name`.
+ */
+export function systemIdentity(name: string): Identity {
+  return { principal: { kind: 'admin' }, actor: { kind: 'system', name }, via: 'system', name };
+}
+
+/**
+ * Whoever runs the `sites` command on the service's data folder: already holds everything
+ * the service stores, so it acts as an admin, named in events as `cli:<user>`.
+ */
+export function operatorIdentity(user: string): Identity {
+  return { principal: { kind: 'admin' }, actor: { kind: 'user', name: `cli:${user}` }, via: 'system', name: `cli:${user}` };
 }

@@ -2,15 +2,8 @@
  * Typed domain errors. Each maps to exactly one HTTP status and machine code
  * (see api/errors.ts); MCP tools turn them into `isError` results.
  */
-export type ErrorCode =
-  | 'invalid'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'too_large'
-  | 'unsupported_media_type'
-  | 'insufficient_storage';
+export const ERROR_CODES = ['invalid', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'too_large', 'unsupported_media_type', 'insufficient_storage'] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class DomainError extends Error {
   constructor(
@@ -77,4 +70,17 @@ export class StreamConflictError extends Error {
     super(`stream ${stream}: expected revision ${expected}, found ${actual ?? 'unknown'}`);
     this.name = 'StreamConflictError';
   }
+}
+
+/**
+ * A failure as the domain names it: a disk or quota that is full anywhere a use case writes
+ * (the file store, a spooled upload) is `InsufficientStorageError` (507, "nothing was
+ * changed"); anything else is returned as it is. The one place that says so: the HTTP error
+ * middleware and the MCP tools both ask here.
+ */
+export function asDomainError(err: unknown): unknown {
+  if (err instanceof DomainError) return err;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new InsufficientStorageError('the file store is out of space; nothing was changed');
+  return err;
 }

@@ -1,4 +1,5 @@
 import { collectExpiredDeploys } from '../app/jobs/gc.ts';
+import { systemIdentity } from '../domain/auth.ts';
 import { startLeaderJob } from './leader-job.ts';
 import type { Service } from './service.ts';
 
@@ -9,7 +10,7 @@ import type { Service } from './service.ts';
  */
 export function startDeployExpiryJob(service: Service, everyMs = Math.min(60_000, Math.max(500, service.config.deployTtlMs / 4))): () => void {
   return startLeaderJob(service, 'deploy expiry job', everyMs, async () => {
-    const { deploys, deleted } = await collectExpiredDeploys(service.deps);
+    const { deploys, deleted } = await collectExpiredDeploys(service.deps, systemIdentity('deploy-expiry'));
     if (deploys > 0) service.log.info('ended expired deploys', { deploys, deleted });
   });
 }

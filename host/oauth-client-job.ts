@@ -1,4 +1,5 @@
 import { expireUnusedClients } from '../app/jobs/expire-unused-clients.ts';
+import { systemIdentity } from '../domain/auth.ts';
 import { startLeaderJob } from './leader-job.ts';
 import type { Service } from './service.ts';
 
@@ -10,7 +11,7 @@ import type { Service } from './service.ts';
  */
 export function startOAuthClientExpiryJob(service: Service, everyMs = 5 * 60_000): () => void {
   return startLeaderJob(service, 'OAuth client expiry job', everyMs, async () => {
-    const expired = await expireUnusedClients(service.deps, service.deps.now());
+    const expired = await expireUnusedClients(service.deps, systemIdentity('oauth-client-expiry'), { now: service.deps.now() });
     if (expired.length > 0) service.log.info('expired unused OAuth client registrations', { count: expired.length });
   });
 }

@@ -17,12 +17,15 @@ import { managementRouter } from '../api/management.ts';
 import { requestLineCheck } from '../api/request-line.ts';
 import { apexSecurityHeaders } from '../api/security-headers.ts';
 import { tlsAskRoute } from '../api/tls.ts';
-import type { CommandDeps } from '../app/deps.ts';
-import { recordConnectionUse } from '../app/connections/connections.ts';
+import type { AppDeps } from '../app/deps.ts';
+import { recordConnectionUse } from '../app/connections/record-connection-use.ts';
+import { SiteShapes } from '../app/contract/site-json.ts';
 import { PublishGate } from '../app/gate.ts';
-import { recordKeyUse } from '../app/keys/keys.ts';
+import { recordKeyUse } from '../app/keys/record-key-use.ts';
 import { purgeExpired } from '../app/jobs/purge-expired.ts';
 import { ManifestCache } from '../app/queries/manifest-cache.ts';
+import { SiteListCache } from '../app/queries/site-list-cache.ts';
+import { systemIdentity } from '../domain/auth.ts';
 import { classifyHost } from '../domain/hosts.ts';
 import { hostLabels, type SiteAddress } from '../domain/paths.ts';
 import { readArchive } from './archive/index.ts';
@@ -40,10 +43,18 @@ import { serveSite } from './serve-site.ts';
 import { answerClientError, CONNECTION_CHECK_MS, guardBodyPace, HEADERS_TIMEOUT_MS } from './slow-client.ts';
 import { openStack, type Stack } from './stack.ts';
 
+/** Bytes of listing bodies kept (a listing of 10,000 sites is about 3 MB). */
+const LISTING_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** The identities the service acts as on its own account, named in the events they write. */
+const KEY_USAGE = systemIdentity('key-usage');
+const CONNECTION_USAGE = systemIdentity('connection-usage');
+const QUARANTINE_TTL = systemIdentity('quarantine-ttl');
+
 export type Service = {
   readonly config: Config;
   readonly stack: Stack;
-  readonly deps: CommandDeps;
+  readonly deps: AppDeps;
   readonly projector: Projector;
   readonly api: ApiContext;
   readonly log: Logger;
@@ -65,13 +76,28 @@ export async function createService(config: Config, options: { project: 'run' | 
   });
   const tmpDir = join(config.dataDir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
-  const deps: CommandDeps = {
+  const publicPort = () => options.port?.() ?? config.listen.port;
+  const origin = (host: string) => {
+    const port = publicPort();
+    const defaultPort = config.publicScheme === 'https' ? 443 : 80;
+    // Behind a TLS proxy the public port is the scheme's default; locally it is the listen port.
+    const showPort = config.publicScheme === 'http' && port !== defaultPort;
+    return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
+  };
+  const siteUrl = (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`;
+  const deps: AppDeps = {
     events: stack.events,
     queries: stack.readModel,
     blobIndex: stack.readModel,
     deploys: stack.readModel,
     blobs: stack.blobs,
     versioning: config.versioning,
+    settings: { baseDomain: config.baseDomain, mcpEnabled: config.mcp.enabled, deletedSiteTtlMs: config.deletedSiteTtlMs, mcpApprovers: config.mcp.allowedUsers },
+    siteUrl,
+    // The instance's caches: two services in one process (as the tests run them) share none.
+    manifests: new ManifestCache(stack.blobs),
+    shapes: new SiteShapes(siteUrl),
+    listings: new SiteListCache(LISTING_CACHE_BYTES),
     limits: { maxUploadBytes: config.maxUploadBytes, maxExtractBytes: config.maxExtractBytes, maxExtractEntries: config.maxExtractEntries, deployTtlMs: config.deployTtlMs },
     tmpDir,
     gate: new PublishGate(),
@@ -91,23 +117,13 @@ export async function createService(config: Config, options: { project: 'run' | 
             await projector.waitFor(stream, revision);
           },
   };
-  const keyUsage = new UsageRecorder<number>((id, at) => recordKeyUse(deps, id, at), deps.now, 60_000, (err) => log.warn('could not record key use', { error: String(err) }));
-  const connectionUsage = new UsageRecorder<string>((id, at) => recordConnectionUse(deps, id, at), deps.now, 60_000, (err) =>
+  const keyUsage = new UsageRecorder<number>((id, at) => recordKeyUse(deps, KEY_USAGE, { id, at }), deps.now, 60_000, (err) => log.warn('could not record key use', { error: String(err) }));
+  const connectionUsage = new UsageRecorder<string>((id, at) => recordConnectionUse(deps, CONNECTION_USAGE, { id, at }), deps.now, 60_000, (err) =>
     log.warn('could not record connection use', { error: String(err) }),
   );
-  const manifests = new ManifestCache(stack.blobs);
-  const publicPort = () => options.port?.() ?? config.listen.port;
-  const origin = (host: string) => {
-    const port = publicPort();
-    const defaultPort = config.publicScheme === 'https' ? 443 : 80;
-    // Behind a TLS proxy the public port is the scheme's default; locally it is the listen port.
-    const showPort = config.publicScheme === 'http' && port !== defaultPort;
-    return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
-  };
   const api: ApiContext = {
     deps,
     config,
-    siteUrl: (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`,
     apexOrigin: () => origin(config.controlDomain),
     // Every name the apex answers to: the cross-origin guard accepts an Origin naming any of them.
     apexHosts: [config.baseDomain, ...config.aliasDomains, ...listenHostNames(config.listen.host)].map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()),
@@ -115,7 +131,6 @@ export async function createService(config: Config, options: { project: 'run' | 
       readArchive(source, { maxEntries: config.maxExtractEntries, maxBytes: config.maxExtractBytes }, tmpDir),
     keyUsed: (id) => keyUsage.used(id),
     connectionUsed: (id) => connectionUsage.used(id),
-    manifests,
     outbound: {
       // The document's own bounds (5 KB, 5 s) are the connector's to set; these only cap them.
       oauthMetadata: createOutbound({ allowPrivate: config.mcp.allowPrivateMetadata, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-oauth (client metadata)' }),
@@ -196,7 +211,7 @@ export async function startHttp(service: Service): Promise<Server> {
   const apexHandler = app.callback();
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
   const names = hostNames(service.config);
-  const siteDeps = { queries: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
+  const siteDeps = { queries: service.stack.readModel, blobs: service.stack.blobs, manifests: service.deps.manifests };
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => {
     guardBodyPace(req, res, service.config.uploadPace);
     const target = classifyHost(req.headers.host, names);
@@ -237,7 +252,7 @@ export async function startHttp(service: Service): Promise<Server> {
 /** Purges quarantined sites past the TTL, as the system actor; runs on the projector leader only. */
 export function startQuarantineJob(service: Service, everyMs = 60_000): () => void {
   return startLeaderJob(service, 'quarantine job', everyMs, async () => {
-    const purged = await purgeExpired(service.deps, service.config.deletedSiteTtlMs);
+    const purged = await purgeExpired(service.deps, QUARANTINE_TTL, { ttlMs: service.config.deletedSiteTtlMs });
     for (const path of purged) service.log.info('purged expired site', { site: path });
   });
 }

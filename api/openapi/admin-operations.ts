@@ -1,7 +1,7 @@
-import { ServiceStorage } from '../schemas/audit.ts';
-import { ConnectionIdParam, ConnectionsQuery, ConnectionsResponse } from '../schemas/connection.ts';
-import { CreatedAPIKey, CreateKeyBody, KeysQuery, KeysResponse } from '../schemas/key.ts';
-import { KeyIdParam } from '../schemas/params.ts';
+import { ServiceStorage } from '../../app/contract/audit.ts';
+import { ConnectionIdParam, ConnectionsQuery, ConnectionsResponse } from '../../app/contract/connection.ts';
+import { CreatedAPIKey, CreateKeyBody, KeysQuery, KeysResponse } from '../../app/contract/key.ts';
+import { KeyIdParam } from '../../app/contract/params.ts';
 import { empty, json, jsonBody, type Operation } from './operation.ts';
 
 /** Admin only: API keys, MCP connections and the storage of the whole service. */

@@ -1,9 +1,9 @@
-import { DeployCreated, DeployIdParam, DeployRequest, DigestParam } from '../schemas/deploy.ts';
-import { SitePatch } from '../schemas/patch.ts';
-import { PublishResult } from '../schemas/publish.ts';
-import { RevisionsResponse } from '../schemas/revision.ts';
-import { RollbackBody } from '../schemas/rollback.ts';
-import { Site } from '../schemas/site.ts';
+import { DeployCreated, DeployIdParam, DeployRequest, DigestParam } from '../../app/contract/deploy.ts';
+import { SitePatch } from '../../app/contract/patch.ts';
+import { PublishResult } from '../../app/contract/publish.ts';
+import { RevisionsResponse } from '../../app/contract/revision.ts';
+import { RollbackBody } from '../../app/contract/rollback.ts';
+import { Site } from '../../app/contract/site.ts';
 import { empty, json, jsonBody, type Operation, PUBLISH_BODY, PUBLISH_ERRORS, ROLLBACK_DESCRIPTION } from './operation.ts';
 
 /** The ingest plane (spec §4): API keys only. */

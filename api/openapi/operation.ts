@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { faviconType } from '../../domain/favicon.ts';
-import { PublishForm } from '../schemas/publish.ts';
+import { PublishForm } from '../../app/contract/publish.ts';
 
 /**
  * One operation of the registry (operations.ts): a route, described with the schemas the

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { RevisionDiff } from '../schemas/audit.ts';
-import { EventsResponse } from '../schemas/events.ts';
-import { FileNode } from '../schemas/file-tree.ts';
-import { Me } from '../schemas/me.ts';
-import { FileQuery, RevisionParam } from '../schemas/params.ts';
-import { SitePatch } from '../schemas/patch.ts';
-import { PublishResult } from '../schemas/publish.ts';
-import { RevisionsResponse } from '../schemas/revision.ts';
-import { RollbackBody } from '../schemas/rollback.ts';
-import { SiteQueryParams } from '../schemas/site-query.ts';
-import { Site, SitesResponse, TrashResponse } from '../schemas/site.ts';
+import { RevisionDiff } from '../../app/contract/audit.ts';
+import { EventsResponse } from '../../app/contract/events.ts';
+import { FileNode } from '../../app/contract/file-tree.ts';
+import { Me } from '../../app/contract/me.ts';
+import { FileQuery, RevisionParam } from '../../app/contract/params.ts';
+import { SitePatch } from '../../app/contract/patch.ts';
+import { PublishResult } from '../../app/contract/publish.ts';
+import { RevisionsResponse } from '../../app/contract/revision.ts';
+import { RollbackBody } from '../../app/contract/rollback.ts';
+import { SiteQueryParams } from '../../app/contract/site-query.ts';
+import { Site, SitesResponse, TrashResponse } from '../../app/contract/site.ts';
 import { ATTACHMENT, empty, FAVICON_TYPES, INERT, json, jsonBody, type Operation, PUBLISH_BODY, PUBLISH_ERRORS, ROLLBACK_DESCRIPTION } from './operation.ts';
 
 /** The management plane (spec §5): the caller, sites, the trash and revisions. */

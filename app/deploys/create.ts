@@ -2,22 +2,26 @@ import { randomBytes } from 'node:crypto';
 import type { Identity } from '../../domain/auth.ts';
 import { parseDeployFiles, serializeDeployManifest, type Deploy, type DeployBlob } from '../../domain/deploy/deploy.ts';
 import { ValidationError } from '../../domain/errors.ts';
-import { parseManifest, type Manifest } from '../../domain/manifest.ts';
 import { fullPath } from '../../domain/paths.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
-import type { CommandDeps } from '../deps.ts';
-import type { PublishTarget } from '../publish/publish.ts';
+import type { AppDeps } from '../deps.ts';
+import type { DeployCreated } from '../contract/deploy.ts';
+import type { PublishMeta } from '../contract/publish.ts';
+import { publishTarget } from '../publish/target.ts';
+import type { ManifestCache } from '../queries/manifest-cache.ts';
+
+export type CreateDeployInput = {
+  readonly meta: PublishMeta;
+  /** `{path: sha256}`, checked here with the archive path rules (errors name the path). */
+  readonly files: unknown;
+};
 
 /** Spec §10: an unpublished deploy expires after one hour. */
 export const DEFAULT_DEPLOY_TTL_MS = 60 * 60_000;
 
-/** Reads a revision manifest by hash (the API's cache, or the store). */
-export type ManifestReader = (hash: string) => Promise<Manifest | undefined>;
-
-export type CreatedDeploy = { readonly deploy: Deploy; readonly required: readonly string[] };
-
 /**
- * Opens an incremental deploy of `target` (`publish` already checked on it): validates the
+ * `POST /ingest/deploys` (and `/api/deploys` for admins): opens an incremental deploy of
+ * the meta's site, once `publish` is checked there (spec §10). Validates the
  * manifest, stores it as a blob, and answers which digests must be uploaded: those no
  * revision of THIS site (live, archived or in the trash) holds. Other sites' files never
  * count, so the answer cannot tell a publisher what anyone else stored.
@@ -26,26 +30,18 @@ export type CreatedDeploy = { readonly deploy: Deploy; readonly required: readon
  * written before the gate is left: a collection of a revision this site drops meanwhile
  * then sees the deploy and keeps what it relies on.
  */
-export async function createDeploy(
-  deps: CommandDeps,
-  identity: Identity,
-  target: PublishTarget,
-  rawFiles: unknown,
-  manifests: ManifestReader = async (hash) => {
-    const bytes = await deps.blobs.getBytes(hash);
-    return bytes && parseManifest(bytes);
-  },
-): Promise<CreatedDeploy> {
+export async function createDeploy(deps: AppDeps, identity: Identity, input: CreateDeployInput): Promise<DeployCreated> {
+  const target = publishTarget(identity, input.meta);
   // A key (the ingest plane) or a signed-in admin (the portal, on the management plane; spec §5 lets admins publish there).
   if (identity.keyId === undefined && identity.principal.kind !== 'admin') throw new Error('a deploy is created with an API key or by an admin');
-  const files = parseDeployFiles(rawFiles, deps.limits.maxExtractEntries);
+  const files = parseDeployFiles(input.files, deps.limits.maxExtractEntries);
   const now = deps.now();
   const id = randomBytes(16).toString('base64url');
   return deps.gate.shared(async () => {
     const site = await deps.queries.getSite(fullPath(target.address));
     // Refused now rather than after the uploads: the publish would refuse it the same way.
     if (!site && target.meta.title === undefined) throw new ValidationError('meta.title is required for a new site');
-    const held = await heldBySite(manifests, site);
+    const held = await heldBySite(deps.manifests, site);
     const manifest = await deps.blobs.putBytes(serializeDeployManifest(files));
     const blobs: DeployBlob[] = [];
     for (const hash of new Set(files.values())) {
@@ -65,16 +61,16 @@ export async function createDeploy(
       uploadedBytes: 0,
     };
     await deps.deploys.createDeploy(deploy, blobs);
-    return { deploy, required: blobs.filter((b) => b.required).map((b) => b.hash) };
+    return { id, required: blobs.filter((b) => b.required).map((b) => b.hash), expires_at: deploy.expiresAt };
   });
 }
 
 /** Digest → size of every file of every revision the site retains (live, archived, or all of them in the trash). */
-async function heldBySite(manifests: ManifestReader, site: SiteDoc | undefined): Promise<Map<string, number>> {
+async function heldBySite(manifests: ManifestCache, site: SiteDoc | undefined): Promise<Map<string, number>> {
   const held = new Map<string, number>();
   if (!site) return held;
   for (const hash of new Set([site.live.manifest, ...site.archived.map((r) => r.manifest)])) {
-    const manifest = await manifests(hash);
+    const manifest = await manifests.get(hash);
     for (const entry of manifest?.files.values() ?? []) held.set(entry.hash, entry.size);
   }
   return held;

@@ -1,19 +1,23 @@
 import type { Identity } from '../../domain/auth.ts';
 import { assertOpen, MissingFilesError, missingDigests, parseDeployManifest, type Deploy } from '../../domain/deploy/deploy.ts';
 import { ConflictError, TooLargeError } from '../../domain/errors.ts';
-import type { CommandDeps } from '../deps.ts';
-import { publishFiles, type IncomingFile, type PublishOutcome } from '../publish/publish.ts';
+import type { AppDeps } from '../deps.ts';
+import type { PublishResult } from '../contract/publish.ts';
+import { commitFiles } from '../publish/commit.ts';
+import { publishResult } from '../publish/result.ts';
+import type { IncomingFile } from '../publish/store-files.ts';
 import { loadDeploy } from './upload.ts';
 
 /**
  * `POST /ingest/deploys/{id}/publish` (spec §10): once every required content is uploaded,
- * the manifest becomes the site's new revision through `publishFiles`, the one publish
+ * the manifest becomes the site's new revision through `commitFiles`, the one publish
  * path: the same events, revision id, atomic switch, retention and favicon detection as an
  * archive publish of the same files. The deploy is claimed first (open → publishing, a
  * compare-and-set), so two publishes of one deploy never make two revisions; a failed
  * publish opens it again, a successful one finishes it (409 from then on).
  */
-export async function publishDeploy(deps: CommandDeps, identity: Identity, id: string): Promise<PublishOutcome> {
+export async function publishDeploy(deps: AppDeps, identity: Identity, input: { readonly deploy: string }): Promise<PublishResult> {
+  const id = input.deploy;
   const deploy = await loadDeploy(deps, identity, id);
   assertOpen(deploy);
   if (!(await deps.deploys.setDeployStatus(id, 'open', 'publishing'))) {
@@ -22,9 +26,9 @@ export async function publishDeploy(deps: CommandDeps, identity: Identity, id: s
     throw new ConflictError(`deploy ${id} is being published by another request; try again`);
   }
   try {
-    const outcome = await publishFiles(deps, identity, { address: deploy.address, meta: deploy.meta }, await deployFiles(deps, deploy));
+    const outcome = await commitFiles(deps, identity.actor, { address: deploy.address, meta: deploy.meta }, await deployFiles(deps, deploy));
     await deps.deploys.setDeployStatus(id, 'publishing', 'published', outcome.revision.id);
-    return outcome;
+    return publishResult(deps, outcome);
   } catch (err) {
     await deps.deploys.setDeployStatus(id, 'publishing', 'open').catch(() => undefined);
     throw err;
@@ -32,7 +36,7 @@ export async function publishDeploy(deps: CommandDeps, identity: Identity, id: s
 }
 
 /** The deploy's files as content already in the store; 409 with the digests still missing. */
-async function deployFiles(deps: CommandDeps, deploy: Deploy): Promise<AsyncIterable<IncomingFile>> {
+async function deployFiles(deps: AppDeps, deploy: Deploy): Promise<AsyncIterable<IncomingFile>> {
   const blobs = await deps.deploys.listDeployBlobs(deploy.id);
   const missing = missingDigests(blobs);
   if (missing.length > 0) throw new MissingFilesError(missing);

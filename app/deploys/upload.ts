@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { authorize, type Identity } from '../../domain/auth.ts';
+import type { Identity } from '../../domain/auth.ts';
+import { authorizeAddress } from '../authorize.ts';
 import { accessibleDeploy, assertDigest, assertOpen, type Deploy } from '../../domain/deploy/deploy.ts';
 import { NotFoundError, TooLargeError, ValidationError } from '../../domain/errors.ts';
-import type { CommandDeps } from '../deps.ts';
+import type { AppDeps } from '../deps.ts';
 
 /** Bodies up to this size are read whole and hashed here; larger ones stream to the store, which verifies them. */
 const SMALL_BODY = 256 * 1024;
 
-/** The deploy as this caller may use it: its own key's (or any, for an admin key), not expired; `publish` on its site. */
-export async function loadDeploy(deps: CommandDeps, identity: Identity, id: string): Promise<Deploy> {
+/** The deploy as this caller may use it: its own key's (or any, for an admin), not expired; `publish` on its site. */
+export async function loadDeploy(deps: AppDeps, identity: Identity, id: string): Promise<Deploy> {
   const deploy = accessibleDeploy(await deps.deploys.getDeploy(id), identity, deps.now(), id);
-  authorize(identity, 'publish', deploy.address);
+  authorizeAddress(identity, 'publish', deploy.address);
   return deploy;
 }
 
@@ -22,14 +23,17 @@ export async function loadDeploy(deps: CommandDeps, identity: Identity, id: stri
  * and a deploy whose uploads pass SITES_MAX_EXTRACT_BYTES answer 413. Content the store
  * already has is not written again (204 all the same).
  */
-export async function uploadDeployFile(
-  deps: CommandDeps,
-  identity: Identity,
-  id: string,
-  digest: string,
-  body: Readable | AsyncIterable<Uint8Array>,
-  declaredSize: number | undefined,
-): Promise<void> {
+export type UploadDeployFileInput = {
+  readonly deploy: string;
+  /** The digest the body is sent under (the URL's `{sha256}`). */
+  readonly digest: string;
+  readonly body: Readable | AsyncIterable<Uint8Array>;
+  /** The body's declared length, when the client sent one (refused early when too large). */
+  readonly declaredSize?: number;
+};
+
+export async function uploadDeployFile(deps: AppDeps, identity: Identity, input: UploadDeployFileInput): Promise<void> {
+  const { deploy: id, digest, body, declaredSize } = input;
   assertDigest(digest);
   const { maxUploadBytes, maxExtractBytes } = deps.limits;
   const deploy = await loadDeploy(deps, identity, id);
@@ -49,7 +53,7 @@ export async function uploadDeployFile(
 }
 
 /** Stores the body under `digest` if that is its SHA-256; returns its size. */
-async function store(deps: CommandDeps, body: Readable | AsyncIterable<Uint8Array>, digest: string, limit: number): Promise<number> {
+async function store(deps: AppDeps, body: Readable | AsyncIterable<Uint8Array>, digest: string, limit: number): Promise<number> {
   const iterator = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const chunks: Buffer[] = [];
   let size = 0;

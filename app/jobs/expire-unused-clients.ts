@@ -1,8 +1,8 @@
 import { ConflictError } from '../../domain/errors.ts';
-import type { Actor } from '../../domain/events.ts';
+import type { Identity } from '../../domain/auth.ts';
 import { oauthClientCommands } from '../aggregates.ts';
 import type { CycleDeps } from '../command.ts';
-import type { CommandDeps } from '../deps.ts';
+import type { AppDeps } from '../deps.ts';
 
 /** How many candidates the expiry job reads from the read model at a time. */
 const EXPIRY_BATCH = 200;
@@ -14,8 +14,9 @@ const EXPIRY_BATCH = 200;
  * only proposes candidates; each one is decided on its own stream, so a client used in the
  * meantime is kept. Returns the expired client ids.
  */
-export async function expireUnusedClients(deps: CycleDeps & Pick<CommandDeps, 'queries'>, now: Date): Promise<string[]> {
-  const actor: Actor = { kind: 'system', name: 'oauth-client-expiry' };
+export async function expireUnusedClients(deps: CycleDeps & Pick<AppDeps, 'queries'>, identity: Identity, input: { readonly now: Date }): Promise<string[]> {
+  const { now } = input;
+  const actor = identity.actor;
   const clients = oauthClientCommands(deps);
   const expired: string[] = [];
   for (;;) {

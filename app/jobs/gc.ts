@@ -1,5 +1,7 @@
 import { parseManifest } from '../../domain/manifest.ts';
-import type { CommandDeps } from '../deps.ts';
+import type { Identity } from '../../domain/auth.ts';
+import { requireAdmin } from '../authorize.ts';
+import type { AppDeps } from '../deps.ts';
 
 export type DroppedRevision = { readonly manifest: string; readonly favicon?: string };
 
@@ -7,7 +9,7 @@ export type DroppedRevision = { readonly manifest: string; readonly favicon?: st
  * Deletes the blobs of revisions that are no longer retained, except those another
  * retained revision (of any site) still references. Runs under the exclusive gate.
  */
-export async function collectDropped(deps: CommandDeps, dropped: readonly DroppedRevision[]): Promise<number> {
+export async function collectDropped(deps: AppDeps, dropped: readonly DroppedRevision[]): Promise<number> {
   if (dropped.length === 0) return 0;
   return deps.gate.exclusive(async () => {
     const candidates = new Set<string>();
@@ -25,7 +27,7 @@ export async function collectDropped(deps: CommandDeps, dropped: readonly Droppe
 }
 
 /** Deletes the candidates no retained revision references. Caller holds the exclusive gate. */
-export async function deleteUnreferenced(deps: CommandDeps, candidates: readonly string[]): Promise<number> {
+export async function deleteUnreferenced(deps: AppDeps, candidates: readonly string[]): Promise<number> {
   let deleted = 0;
   const BATCH = 1000;
   for (let i = 0; i < candidates.length; i += BATCH) {
@@ -48,7 +50,8 @@ const DEPLOY_BATCH = 100;
  * whatever it alone kept is deleted (uploads never published, the manifest, and contents
  * the site has dropped since). Returns how many deploys ended and how many blobs went.
  */
-export async function collectExpiredDeploys(deps: CommandDeps): Promise<{ deploys: number; deleted: number }> {
+export async function collectExpiredDeploys(deps: AppDeps, identity: Identity): Promise<{ deploys: number; deleted: number }> {
+  requireAdmin(identity);
   let deploys = 0;
   let deleted = 0;
   for (;;) {
@@ -69,8 +72,8 @@ export async function collectExpiredDeploys(deps: CommandDeps): Promise<{ deploy
  * references is deleted, after the expired deploys have ended. Cleans up after crashes
  * (uploads killed midway). Blocks publishes while it runs.
  */
-export async function collectAll(deps: CommandDeps): Promise<{ scanned: number; deleted: number }> {
-  const expired = await collectExpiredDeploys(deps);
+export async function collectAll(deps: AppDeps, identity: Identity): Promise<{ scanned: number; deleted: number }> {
+  const expired = await collectExpiredDeploys(deps, identity);
   return deps.gate.exclusive(async () => {
     let scanned = 0;
     let deleted = expired.deleted;

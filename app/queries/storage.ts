@@ -39,7 +39,7 @@ export async function siteStorage(site: SiteDoc, manifests: Manifests): Promise<
  * The whole service: every retained revision of every site (live and in the trash). Reads
  * each retained manifest once (cached by hash), so it costs about as much as listing files.
  */
-export async function serviceStorage(readModel: Queries, manifests: Manifests): Promise<StorageFigures & { sites: number; revisions: number }> {
+export async function storageOfAll(readModel: Queries, manifests: Manifests): Promise<StorageFigures & { sites: number; revisions: number }> {
   const live = (await readModel.listSites({ includeHidden: true, limit: 1, offset: 0, sort: 'slug' })).all;
   const sites = [...live, ...(await readModel.listQuarantined())];
   const seen = new Map<string, number>();
@@ -53,7 +53,7 @@ export async function serviceStorage(readModel: Queries, manifests: Manifests): 
 }
 
 /** Spec §12: two retained revisions of a site compared by content hash; `current` names the live one. */
-export async function revisionDiff(site: SiteDoc, a: string, b: string, manifests: Manifests): Promise<{ from: string; to: string } & ManifestDiff> {
+export async function diffRevisions(site: SiteDoc, a: string, b: string, manifests: Manifests): Promise<{ from: string; to: string } & ManifestDiff> {
   const from = findRevision(site, a);
   const to = findRevision(site, b);
   const diff = diffManifests(await manifestOf(manifests, from.manifest), await manifestOf(manifests, to.manifest));

@@ -1,13 +1,17 @@
-import { issueKey, revokeKey } from '../../app/keys/keys.ts';
+import { CreateKeyBody, type APIKey } from '../../app/contract/key.ts';
+import { parseInput } from '../../app/contract/parse.ts';
+import { issueKey } from '../../app/keys/issue-key.ts';
+import { listKeys } from '../../app/keys/list-keys.ts';
+import { revokeKey } from '../../app/keys/revoke-key.ts';
+import { operatorIdentity } from '../../domain/auth.ts';
 import { CAPABILITIES, describeGrant } from '../../domain/grants.ts';
-import { parseKeyInput } from '../../api/requests.ts';
-import { keyJson } from '../../api/site-json.ts';
 import { ConfigError, parseDuration } from '../config.ts';
 import type { Service } from '../service.ts';
 import { noArguments, only, parseArgs, single, UsageError } from './args.ts';
 import { formatMinute, table } from './format.ts';
 
-const CLI_ACTOR = { kind: 'user', name: `cli:${process.env.USER ?? 'local'}` } as const;
+/** Whoever runs the command on the data folder: the operator, an admin named `cli:<user>` in events. */
+const OPERATOR = operatorIdentity(process.env.USER ?? 'local');
 
 function grantsFrom(values: readonly string[], kind: 'group' | 'site') {
   return values.map((v) => {
@@ -43,11 +47,12 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
       const grants = [...grantsFrom(parsed.flags.get('grant') ?? [], 'group'), ...grantsFrom(parsed.flags.get('grant-site') ?? [], 'site')];
       const service = await open();
       try {
-        const { key, token } = await issueKey(service.deps, CLI_ACTOR, parseKeyInput({ name, admin: parsed.flags.has('admin'), grants, expires_at: expires }));
-        if (parsed.flags.has('json')) console.log(JSON.stringify({ ...keyJson(key), key: token }, null, 2));
+        const body = parseInput(CreateKeyBody, { name, admin: parsed.flags.has('admin'), grants, ...(expires !== undefined ? { expires_at: expires } : {}) });
+        const created = await issueKey(service.deps, OPERATOR, body);
+        if (parsed.flags.has('json')) console.log(JSON.stringify(created, null, 2));
         else {
-          console.log(`created key ${key.id} (${key.name})${key.admin ? ' admin' : ''}; the token is shown once:`);
-          console.log(token);
+          console.log(`created key ${created.id} (${created.name})${created.admin ? ' admin' : ''}; the token is shown once:`);
+          console.log(created.key);
         }
       } finally {
         await service.close();
@@ -60,7 +65,7 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
       noArguments(parsed);
       const service = await open();
       try {
-        const keys = (await service.deps.queries.listKeys()).filter((k) => !k.revoked).map(keyJson);
+        const { keys } = await listKeys(service.deps, OPERATOR);
         if (parsed.flags.has('json')) console.log(JSON.stringify(keys, null, 2));
         else if (keys.length === 0) console.log('no keys');
         else console.log(keyTable(keys, Date.now()));
@@ -77,7 +82,7 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
       if (!id || !/^\d+$/.test(id)) throw new UsageError('keys revoke needs --id ID');
       const service = await open();
       try {
-        await revokeKey(service.deps, CLI_ACTOR, Number(id));
+        await revokeKey(service.deps, OPERATOR, { id });
         console.log(`revoked key ${id}`);
       } finally {
         await service.close();
@@ -102,7 +107,7 @@ function flagDuration(value: string, flag: string): number {
  * The keys as an aligned table with a header. SCOPE comes last: it is the one column of
  * any length (a key may hold many grants), and a long last cell pushes nothing out of line.
  */
-function keyTable(keys: readonly ReturnType<typeof keyJson>[], now: number): string {
+function keyTable(keys: readonly APIKey[], now: number): string {
   const expires = (at: string | undefined) => (!at ? 'never' : `${formatMinute(at)}${Date.parse(at) <= now ? ' (expired)' : ''}`);
   return table(
     ['ID', 'NAME', 'CREATED', 'EXPIRES', 'LAST USED', 'SCOPE'],

@@ -1,3 +1,4 @@
+import { operatorIdentity } from '../../domain/auth.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { noArguments, only, parseArgs, UsageError } from './args.ts';
 import { CliError, installLastResort, reportFailure, systemReason } from './failure.ts';
@@ -62,7 +63,7 @@ export async function main(argv: string[]): Promise<number> {
         try {
           await service.projector.catchUp();
           const { collectAll } = await import('../../app/jobs/gc.ts');
-          const { scanned, deleted } = await collectAll(service.deps);
+          const { scanned, deleted } = await collectAll(service.deps, operatorIdentity(process.env.USER ?? 'local'));
           console.log(`scanned ${plural(scanned, 'stored file')}, deleted ${deleted} unreferenced`);
         } finally {
           await service.close();

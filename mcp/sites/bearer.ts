@@ -1,8 +1,7 @@
 import type { Context } from 'koa';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiContext } from '../../api/context.ts';
-import { checkAccessToken } from '../../domain/connection/access.ts';
-import { credentialConnection } from '../../domain/connection/credentials.ts';
+import { authenticateConnection } from '../../app/connections/authenticate-connection.ts';
 import { urls } from './http.ts';
 import type { ConnectionAuth } from './tools/identity.ts';
 
@@ -33,13 +32,10 @@ export async function authenticate(api: ApiContext, ctx: Context): Promise<AuthI
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) return refuse('invalid_request', 'use Authorization: Bearer <access token>');
   const token = m[1]!;
-  const id = credentialConnection('access', token);
-  const doc = id ? await api.deps.queries.getConnection(id) : undefined;
-  const now = api.deps.now();
-  const checked = checkAccessToken(doc, token, u.resource, now);
+  const checked = await authenticateConnection(api.deps, { token, resource: u.resource });
   if (!checked.ok) return refuse('invalid_token', checked.reason);
   api.connectionUsed(checked.connection.id);
-  const extra: ConnectionAuth = { connection: checked.connection };
+  const extra: ConnectionAuth = { identity: checked.identity };
   return {
     token,
     clientId: checked.connection.clientId,

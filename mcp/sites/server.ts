@@ -18,8 +18,8 @@ export function createSitesServer(api: ApiContext, identity: Identity): McpServe
       `Publishes static sites to ${api.apexOrigin()} on behalf of ${identity.name}. ` +
       'Sites live at <slug>.<group>.<base>; a tool refused with "forbidden" names the capability and site the connection lacks.',
   });
-  registerPublishTools(server, api, identity);
-  registerLifecycleTools(server, api, identity);
-  registerListTool(server, api, identity);
+  registerPublishTools(server, api.deps, identity);
+  registerLifecycleTools(server, api.deps, identity);
+  registerListTool(server, api.deps, identity);
   return server;
 }

@@ -9,7 +9,8 @@ export type Me = {
 };
 
 // The shapes the server sends, shared with it as types only (nothing of the server is bundled).
-import type { RevisionJson, SiteJson } from '../../api/site-json.ts';
+import type { Revision as RevisionJson } from '../../app/contract/revision.ts';
+import type { Site as SiteJson } from '../../app/contract/site.ts';
 import type { FileNode as ServerFileNode } from '../../domain/file-tree.ts';
 import type { TreeNode as ServerTreeNode } from '../../projections/site-list.ts';
 

@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Identity } from '../../domain/auth.ts';
-import { publishFiles, type IncomingFile } from '../../app/publish/publish.ts';
+import { commitFiles } from '../../app/publish/commit.ts';
+import type { IncomingFile } from '../../app/publish/publish-site.ts';
 import type { Recorded, SiteEvent } from '../../domain/events.ts';
 import { siteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
@@ -55,9 +56,9 @@ export async function seedSites(dataDir: string, count: number, rounds = 1): Pro
   const meta = (at: string) => ({ actor: ADMIN.actor, at });
   try {
     const first = seedSite(0);
-    const done = await publishFiles(
+    const done = await commitFiles(
       service.deps,
-      ADMIN,
+      ADMIN.actor,
       { address: siteAddress(first.group, first.slug), meta: { title: first.title, tags: first.tags } },
       indexOnly('<!doctype html><title>listing benchmark</title><p>hello</p>'),
     );

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentType } from '../../app/publish/publish.ts';
+import { contentType } from '../../app/publish/content.ts';
 import { serializeManifest, type ManifestEntry } from '../../domain/manifest.ts';
 import { publish, tarGz } from '../support/publish.ts';
 import { startService, type RunningService } from '../support/service.ts';
@@ -140,12 +140,12 @@ describe('SIGKILL', () => {
       `import { Readable } from 'node:stream';
 import { loadConfig } from '${ROOT}/host/config.ts';
 import { createService } from '${ROOT}/host/service.ts';
-import { publishFiles } from '${ROOT}/app/publish/publish.ts';
+import { commitFiles } from '${ROOT}/app/publish/commit.ts';
 const files = ${JSON.stringify(Object.fromEntries(Object.entries(version('crash/append', 2)).map(([p, b]) => [p, b.toString('base64')])))};
 const service = await createService(loadConfig(), { project: 'catch-up' });
 const deps = { ...service.deps, waitForProjection: async () => { process.kill(process.pid, 'SIGKILL'); await new Promise(() => {}); } };
-async function* entries() { for (const [path, b64] of Object.entries(files)) yield { path, content: Readable.from([Buffer.from(b64, 'base64')]) }; }
-await publishFiles(deps, { principal: { kind: 'admin' }, actor: { kind: 'user', name: 'crash' }, via: 'user', name: 'crash' }, { address: { group: 'crash', slug: 'append' }, meta: {} }, entries());
+async function* entries() { for (const [path, b64] of Object.entries(files)) yield { path, content: { kind: 'stream', source: Readable.from([Buffer.from(b64, 'base64')]) } }; }
+await commitFiles(deps, { kind: 'user', name: 'crash' }, { address: { group: 'crash', slug: 'append' }, meta: {} }, entries());
 console.log('not killed');
 `,
     );

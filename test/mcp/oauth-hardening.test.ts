@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireUnusedClients } from '../../app/jobs/expire-unused-clients.ts';
 import { loadConfig } from '../../host/config.ts';
 import { createService, type Service } from '../../host/service.ts';
+import { systemIdentity } from '../../domain/auth.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { approve, consentForm, submitConsent, tokenRequest } from './oauth-helpers.ts';
 
@@ -429,17 +430,17 @@ describe('OAuth registrations never used for a consent expire after 24 hours', (
     const youngAt = Date.parse((await job.stack.readModel.getOAuthClient(young))!.registeredAt);
     // Just before its 24 hours are over, nothing happens.
     const before = new Date(registeredAt + 24 * 3_600_000 - 1);
-    expect(await expireUnusedClients({ ...job.deps, now: () => before }, before)).not.toContain(unused);
+    expect(await expireUnusedClients({ ...job.deps, now: () => before }, systemIdentity('oauth-client-expiry'), { now: before })).not.toContain(unused);
     // A day later (but before `young` is a day old): the unused one goes, the used one stays.
     const later = new Date(Math.min(registeredAt + 24 * 3_600_000 + 1000, youngAt + 24 * 3_600_000 - 1));
-    const expired = await expireUnusedClients({ ...job.deps, now: () => later }, later);
+    const expired = await expireUnusedClients({ ...job.deps, now: () => later }, systemIdentity('oauth-client-expiry'), { now: later });
     expect(expired).toContain(unused);
     expect(expired).not.toContain(used);
     expect(expired).not.toContain(young);
     expect(await job.stack.readModel.getOAuthClient(unused)).toBeUndefined();
     expect(await job.stack.readModel.getOAuthClient(used)).toMatchObject({ clientId: used, usedAt: expect.any(String) });
     // Running again expires nothing more (the job is idempotent).
-    expect(await expireUnusedClients({ ...job.deps, now: () => later }, later)).toEqual([]);
+    expect(await expireUnusedClients({ ...job.deps, now: () => later }, systemIdentity('oauth-client-expiry'), { now: later })).toEqual([]);
 
     // The service now treats the expired client as unknown: error page, no redirect; token endpoint: invalid_client.
     for (const extra of [{}, { response_type: 'token' }] as Record<string, string>[]) await expectErrorPage(await get(authRequest(svc, unused, extra).url, 'admin'));
@@ -457,7 +458,7 @@ describe('OAuth registrations never used for a consent expire after 24 hours', (
     const client = await newClient(svc);
     const { hidden } = await consentForm(authRequest(svc, client).url);
     const at = Date.parse((await job.stack.readModel.getOAuthClient(client))!.unusedExpiresAt!);
-    expect(await expireUnusedClients({ ...job.deps, now: () => new Date(at) }, new Date(at))).toContain(client);
+    expect(await expireUnusedClients({ ...job.deps, now: () => new Date(at) }, systemIdentity('oauth-client-expiry'), { now: new Date(at) })).toContain(client);
     await expectErrorPage(await submitConsent(svc.url, hidden));
   });
 });

@@ -1,7 +1,12 @@
 /** Pure host and API pieces: configuration, CIDRs, Host classification, path resolution, ranges, list queries, memory hints. */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSiteQuery } from '../../api/site-query.ts';
+import { parseQuery } from '../../app/contract/parse.ts';
+import { SiteQueryParams } from '../../app/contract/site-query.ts';
+import { siteQuery } from '../../app/queries/list-sites.ts';
+
+/** `GET /api/sites` parameters as the route reads them and the use case turns them into the read model's query. */
+const parseSiteQuery = (query: Record<string, string | string[] | undefined>, admin: boolean) => siteQuery(parseQuery(SiteQueryParams, query), admin);
 import { ValidationError } from '../../domain/errors.ts';
 import type { Manifest, ManifestEntry } from '../../domain/manifest.ts';
 import { handOver } from '../../host/archive/types.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { siteJson, siteListBody } from '../../api/site-json.ts';
+import { SiteShapes } from '../../app/contract/site-json.ts';
+import type { SiteListResult } from '../../projections/queries.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { projectSite } from '../../projections/project.ts';
 import { buildTree } from '../../projections/site-list.ts';
@@ -14,7 +15,19 @@ function docs(...paths: string[]): SiteDoc[] {
   });
 }
 
-const api = (port: number) => ({ siteUrl: (a: { group: string; slug: string }) => `http://${[a.slug, ...a.group.split('/').reverse()].join('.')}.localhost:${port}/` });
+/**
+ * One instance's shapes, whose site URLs follow its public port (known only once it listens,
+ * so it may change under a document already serialized): `api(port)` sets that port.
+ */
+let publicPort = 8080;
+const siteUrl = (a: { group: string; slug: string }) => `http://${[a.slug, ...a.group.split('/').reverse()].join('.')}.localhost:${publicPort}/`;
+const shapes = new SiteShapes(siteUrl);
+const api = (port: number) => {
+  publicPort = port;
+  return { port };
+};
+const siteJson = (apiCtx: ReturnType<typeof api>, doc: SiteDoc) => (api(apiCtx.port), shapes.site(doc));
+const siteListBody = (apiCtx: ReturnType<typeof api>, result: SiteListResult) => (api(apiCtx.port), shapes.listBody(result));
 
 /** What the route answered before: the object, serialized by koa. */
 function expected(apiCtx: ReturnType<typeof api>, all: SiteDoc[], offset: number, limit: number): string {

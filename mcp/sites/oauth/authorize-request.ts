@@ -5,6 +5,7 @@ import { unusedExpired } from '../../../domain/oauth-client/state.ts';
 import type { OAuthClientDoc } from '../../../projections/documents.ts';
 import { sameResource, urls } from '../http.ts';
 import { isAllowedRedirectUri, matchRedirectUri } from './redirect-uris.ts';
+import { findOAuthClient } from '../../../app/connections/register-client.ts';
 
 /** The parameters of an authorization request (OAuth 2.1 §4.1.1, RFC 7636, RFC 8707). */
 export type AuthorizeParams = {
@@ -80,7 +81,7 @@ const expired = (client: OAuthClientDoc, now: Date): boolean => unusedExpired(cl
 /** The registered clients of the read model (RFC 7591), as the authorization endpoint sees them. */
 export function registeredClients(api: Pick<ApiContext, 'deps'>): ClientLookup {
   return async (clientId) => {
-    const found = await api.deps.queries.getOAuthClient(clientId);
+    const found = await findOAuthClient(api.deps, { clientId });
     if (!found || expired(found, api.deps.now())) {
       return { ok: false, message: 'The application is not registered with this server (or its registration expired). Ask it to connect again.' };
     }

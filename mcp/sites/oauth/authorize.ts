@@ -2,7 +2,8 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
 import { signedInUser } from '../../../api/auth.ts';
-import { grantConnection } from '../../../app/connections/connections.ts';
+import { grantConnection } from '../../../app/connections/grant-connection.ts';
+import { forwardAuthIdentity } from '../../../domain/auth.ts';
 import { newConnectionId, newCredential } from '../../../domain/connection/credentials.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { isMetadataDocumentClientId } from '../../../domain/oauth-client/client-id.ts';
@@ -158,11 +159,10 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
     const id = newConnectionId();
     const code = newCredential('code', id);
     try {
-      await grantConnection(api.deps, { kind: 'user', name: who.user }, {
+      await grantConnection(api.deps, forwardAuthIdentity(who.user, api.config.adminUsers), {
         id,
         clientId: checked.client.clientId,
         clientName: checked.client.name,
-        user: who.user,
         grants: [grant],
         resource: checked.resource,
         code,

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
-import { registerOAuthClient } from '../../../app/connections/oauth-clients.ts';
+import { registerOAuthClient } from '../../../app/connections/register-client.ts';
+import { systemIdentity } from '../../../domain/auth.ts';
 import { BodyTooLarge, mediaType, oauthError, peerAddress, readBody } from '../http.ts';
 import { createRateLimiter, limiterKey, type RateLimiter } from './rate-limit.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
@@ -92,7 +93,7 @@ async function register(api: ApiContext, ctx: Context): Promise<boolean> {
   const valid = validateRegistration(body);
   if ('error' in valid) return refuse(valid.error, valid.description);
   const clientId = `mcpclient_${randomBytes(16).toString('hex')}`;
-  const doc = await registerOAuthClient(api.deps, { clientId, name: valid.name, redirectUris: valid.redirectUris, ...(valid.clientUri ? { clientUri: valid.clientUri } : {}) });
+  const doc = await registerOAuthClient(api.deps, systemIdentity('oauth-registration'), { clientId, name: valid.name, redirectUris: valid.redirectUris, ...(valid.clientUri ? { clientUri: valid.clientUri } : {}) });
   ctx.status = 201;
   ctx.set('Cache-Control', 'no-store');
   ctx.body = {

@@ -2,9 +2,14 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
 import { checkClientIdUrl } from './client-metadata.ts';
-import { redeemCode, refreshConnection, type TokenOutcome, type TokenTtl } from '../../../app/connections/connections.ts';
+import { findOAuthClient } from '../../../app/connections/register-client.ts';
+import { redeemCode, refreshTokens, type TokenOutcome, type TokenTtl } from '../../../app/connections/token-requests.ts';
+import { systemIdentity } from '../../../domain/auth.ts';
 import { isMetadataDocumentClientId } from '../../../domain/oauth-client/client-id.ts';
 import { BodyTooLarge, mediaType, oauthError, readBody, sameResource, urls } from '../http.ts';
+
+/** The token endpoint acts as the service itself: a public client proves itself with its code or refresh token. */
+const TOKEN_ENDPOINT = systemIdentity('oauth-token');
 
 /** The client id of a public client: in the body, or as the user of HTTP Basic (RFC 6749 §2.3.1). */
 function clientIdOf(ctx: Context, form: URLSearchParams): string | undefined {
@@ -47,7 +52,7 @@ export function mountToken(router: Router, api: ApiContext): void {
     if (!clientId) return oauthError(ctx, 401, 'invalid_client', 'client_id is required');
     // A metadata-document client is not looked up (nor its document fetched: this endpoint is
     // unauthenticated): its code and refresh token are bound to its client_id, which is checked.
-    const known = isMetadataDocumentClientId(clientId) ? checkClientIdUrl(clientId) === undefined : (await api.deps.queries.getOAuthClient(clientId)) !== undefined;
+    const known = isMetadataDocumentClientId(clientId) ? checkClientIdUrl(clientId) === undefined : (await findOAuthClient(api.deps, { clientId })) !== undefined;
     if (!known) {
       ctx.set('WWW-Authenticate', 'Basic realm="mcp"');
       return oauthError(ctx, 401, 'invalid_client', 'unknown client_id: register the client first');
@@ -63,7 +68,8 @@ export function mountToken(router: Router, api: ApiContext): void {
       case 'authorization_code': {
         const absent = missing(['code', 'redirect_uri', 'code_verifier']);
         if (absent) return oauthError(ctx, 400, 'invalid_request', `${absent} is required`);
-        outcome = await redeemCode(api.deps, ttl(), {
+        outcome = await redeemCode(api.deps, TOKEN_ENDPOINT, {
+          ttl: ttl(),
           code: form.get('code')!,
           verifier: form.get('code_verifier')!,
           clientId,
@@ -74,7 +80,8 @@ export function mountToken(router: Router, api: ApiContext): void {
       }
       case 'refresh_token': {
         if (missing(['refresh_token'])) return oauthError(ctx, 400, 'invalid_request', 'refresh_token is required');
-        outcome = await refreshConnection(api.deps, ttl(), {
+        outcome = await refreshTokens(api.deps, TOKEN_ENDPOINT, {
+          ttl: ttl(),
           refreshToken: form.get('refresh_token')!,
           clientId,
           ...(resource !== undefined ? { resource: ours } : {}),

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Limits } from '../../../app/deps.ts';
-import type { IncomingFile } from '../../../app/publish/publish.ts';
+import type { IncomingFile } from '../../../app/publish/publish-site.ts';
 import { TooLargeError, ValidationError } from '../../../domain/errors.ts';
 import { createPathRegistry } from '../../../domain/file-paths.ts';
 

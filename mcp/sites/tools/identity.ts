@@ -1,24 +1,13 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Identity } from '../../../domain/auth.ts';
 import { UnauthenticatedError } from '../../../domain/errors.ts';
-import type { ConnectionDoc } from '../../../projections/documents.ts';
 
-/** What the bearer gate attaches to `authInfo.extra` for the tools. */
-export type ConnectionAuth = { readonly connection: ConnectionDoc };
-
-/** The identity a connection acts as: exactly its grants, named in events as the connection. */
-export function connectionIdentity(connection: ConnectionDoc): Identity {
-  return {
-    principal: { kind: 'grants', grants: connection.grants },
-    actor: { kind: 'connection', id: connection.id, name: connection.clientName, user: connection.user },
-    via: 'connection',
-    name: `connection ${connection.clientName} (${connection.user})`,
-  };
-}
+/** What the bearer gate attaches to `authInfo.extra` for the tools: who the access token is. */
+export type ConnectionAuth = { readonly identity: Identity };
 
 /** The identity of the request a tool serves; the gate in front of /mcp guarantees one. */
 export function identityOf(authInfo: AuthInfo | undefined): Identity {
-  const connection = (authInfo?.extra as ConnectionAuth | undefined)?.connection;
-  if (!connection) throw new UnauthenticatedError('this tool needs an MCP access token');
-  return connectionIdentity(connection);
+  const identity = (authInfo?.extra as ConnectionAuth | undefined)?.identity;
+  if (!identity) throw new UnauthenticatedError('this tool needs an MCP access token');
+  return identity;
 }

@@ -1,20 +1,25 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { authorize, type Identity } from '../../../domain/auth.ts';
-import { purgeSite, restoreSite, rollbackSite, unpublishSite } from '../../../app/site-lifecycle/lifecycle.ts';
-import { revisionsOf } from '../../../app/queries/sites.ts';
-import { NotFoundError } from '../../../domain/errors.ts';
+import type { AppDeps } from '../../../app/deps.ts';
+import { parseInput } from '../../../app/contract/parse.ts';
+import { RollbackInput, SiteRef } from '../../../app/contract/site-ref.ts';
+import { listRevisions } from '../../../app/queries/revisions.ts';
+import { purgeSite } from '../../../app/site-lifecycle/purge.ts';
+import { restoreSite } from '../../../app/site-lifecycle/restore.ts';
+import { rollbackSite } from '../../../app/site-lifecycle/rollback.ts';
+import { unpublishSite } from '../../../app/site-lifecycle/unpublish.ts';
+import type { Identity } from '../../../domain/auth.ts';
 import { fullPath, parseSitePath } from '../../../domain/paths.ts';
-import type { ApiContext } from '../../../api/context.ts';
-import { parseRollback } from '../../../api/requests.ts';
-import { revisionJson, siteJson } from '../../../api/site-json.ts';
 import { guard, jsonResult } from './result.ts';
-import { readable } from '../../../domain/site/lifecycle.ts';
 
 const sitePath = z.string().describe('Full site path: group labels then slug, e.g. "docs/app" or "demo"');
 
-/** The lifecycle tools: each checks its capability on the path before anything is looked up. */
-export function registerLifecycleTools(server: McpServer, api: ApiContext, identity: Identity): void {
+/**
+ * The lifecycle tools. Each checks its arguments with the shared schema and calls the same
+ * use case as the HTTP route, which checks the capability on the path before anything is
+ * looked up.
+ */
+export function registerLifecycleTools(server: McpServer, deps: AppDeps, identity: Identity): void {
   server.registerTool(
     'unpublish_site',
     {
@@ -24,11 +29,11 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
       inputSchema: z.object({ site: sitePath }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
-    ({ site }) =>
+    (args) =>
       guard('unpublish_site', async () => {
-        const address = parseSitePath(site);
-        await unpublishSite(api.deps, identity, address);
-        return jsonResult({ unpublished: fullPath(address) });
+        const input = parseInput(SiteRef, args);
+        await unpublishSite(deps, identity, input);
+        return jsonResult({ unpublished: fullPath(parseSitePath(input.site)) });
       }),
   );
 
@@ -40,7 +45,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
       inputSchema: z.object({ site: sitePath }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    ({ site }) => guard('restore_site', async () => jsonResult(siteJson(api, await restoreSite(api.deps, identity, parseSitePath(site))))),
+    (args) => guard('restore_site', async () => jsonResult(await restoreSite(deps, identity, parseInput(SiteRef, args)))),
   );
 
   server.registerTool(
@@ -52,11 +57,11 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
       inputSchema: z.object({ site: sitePath }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
-    ({ site }) =>
+    (args) =>
       guard('purge_site', async () => {
-        const address = parseSitePath(site);
-        await purgeSite(api.deps, identity, address);
-        return jsonResult({ purged: fullPath(address) });
+        const input = parseInput(SiteRef, args);
+        await purgeSite(deps, identity, input);
+        return jsonResult({ purged: fullPath(parseSitePath(input.site)) });
       }),
   );
 
@@ -68,14 +73,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
       inputSchema: z.object({ site: sitePath }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ site }) =>
-      guard('list_revisions', async () => {
-        const address = parseSitePath(site);
-        authorize(identity, 'rollback', address);
-        const doc = await api.deps.queries.getSite(fullPath(address));
-        if (!doc || !readable(doc.status)) throw new NotFoundError(`no site ${fullPath(address)}`);
-        return jsonResult({ revisions: revisionsOf(doc).map((r) => revisionJson(r.info, r.current)) });
-      }),
+    (args) => guard('list_revisions', async () => jsonResult(await listRevisions(deps, identity, parseInput(SiteRef, args)))),
   );
 
   server.registerTool(
@@ -91,12 +89,6 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
       }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
-    ({ site, revision }) =>
-      guard('rollback_site', async () => {
-        const address = parseSitePath(site);
-        authorize(identity, 'rollback', address);
-        const body = revision === undefined ? undefined : { revision };
-        return jsonResult(siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(body))));
-      }),
+    (args) => guard('rollback_site', async () => jsonResult(await rollbackSite(deps, identity, parseInput(RollbackInput, args)))),
   );
 }

@@ -1,11 +1,8 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
+import type { AppDeps } from '../../../app/deps.ts';
+import { listMySites } from '../../../app/queries/my-sites.ts';
 import type { Identity } from '../../../domain/auth.ts';
-import { ValidationError } from '../../../domain/errors.ts';
-import { grantCovers } from '../../../domain/grants.ts';
-import { parseGroup } from '../../../domain/paths.ts';
-import type { ApiContext } from '../../../api/context.ts';
-import { siteJson } from '../../../api/site-json.ts';
 import { describeGrant } from '../../../domain/grants.ts';
 import { guard, jsonResult } from './result.ts';
 
@@ -13,7 +10,7 @@ import { guard, jsonResult } from './result.ts';
  * list_sites: the live sites this connection's grants cover (any capability), hidden
  * ones included since the connection may act on them. Same filters as GET /api/sites.
  */
-export function registerListTool(server: McpServer, api: ApiContext, identity: Identity): void {
+export function registerListTool(server: McpServer, deps: AppDeps, identity: Identity): void {
   const grants = identity.principal.kind === 'grants' ? identity.principal.grants : [];
   server.registerTool(
     'list_sites',
@@ -31,24 +28,6 @@ export function registerListTool(server: McpServer, api: ApiContext, identity: I
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) =>
-      guard('list_sites', async () => {
-        const limit = args.limit ?? 50;
-        const offset = args.offset ?? 0;
-        if (limit < 1 || limit > 500) throw new ValidationError('limit must be between 1 and 500');
-        if (offset < 0) throw new ValidationError('offset must not be negative');
-        if (args.group !== undefined && args.group !== '') parseGroup(args.group.split('/').slice(0, 2).join('/'));
-        const { all } = await api.deps.queries.listSites({
-          ...(args.q ? { q: args.q } : {}),
-          ...(args.tag ? { tag: args.tag } : {}),
-          ...(args.group ? { group: args.group } : {}),
-          sort: 'date',
-          includeHidden: true,
-          limit: 500,
-          offset: 0,
-        });
-        const covered = all.filter((s) => grants.some((g) => grantCovers(g, { group: s.group, slug: s.slug })));
-        return jsonResult({ sites: covered.slice(offset, offset + limit).map((s) => siteJson(api, s)), count: covered.length });
-      }),
+    (args) => guard('list_sites', async () => jsonResult(await listMySites(deps, identity, args))),
   );
 }

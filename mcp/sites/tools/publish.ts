@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { authorize, type Identity } from '../../../domain/auth.ts';
-import { publishFiles } from '../../../app/publish/publish.ts';
-import { patchSite } from '../../../app/site-lifecycle/lifecycle.ts';
-import { parseSitePath } from '../../../domain/paths.ts';
-import type { ApiContext } from '../../../api/context.ts';
-import { preparePublish, parsePatch } from '../../../api/requests.ts';
-import { siteJson } from '../../../api/site-json.ts';
+import type { AppDeps } from '../../../app/deps.ts';
+import { parseInput } from '../../../app/contract/parse.ts';
+import { PublishMeta } from '../../../app/contract/publish.ts';
+import { PatchInput } from '../../../app/contract/site-ref.ts';
+import { publishSite } from '../../../app/publish/publish-site.ts';
+import { patchSite } from '../../../app/site-lifecycle/patch.ts';
+import type { Identity } from '../../../domain/auth.ts';
 import { toolFiles } from './files.ts';
 import { guard, jsonResult } from './result.ts';
 
@@ -29,8 +29,8 @@ const fileSchema = z.object({
   encoding: z.enum(['utf8', 'base64']).describe('How content is encoded; default utf8').optional(),
 });
 
-/** publish_site and update_site: the same command handlers as POST/PATCH /ingest/sites. */
-export function registerPublishTools(server: McpServer, api: ApiContext, identity: Identity): void {
+/** publish_site and update_site: the same use cases as POST /ingest/sites and PATCH /ingest/sites/{path}. */
+export function registerPublishTools(server: McpServer, deps: AppDeps, identity: Identity): void {
   server.registerTool(
     'publish_site',
     {
@@ -52,11 +52,8 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
     (args) =>
       guard('publish_site', async () => {
         const { html, files, ...meta } = args;
-        const target = preparePublish(identity, JSON.stringify({ group: '', ...meta }));
-        const entries = toolFiles({ html, files }, api.deps.limits);
-        const { site, revision, unchanged } = await publishFiles(api.deps, identity, target, entries);
-        const json = siteJson(api, site);
-        return jsonResult({ url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged });
+        const entries = toolFiles({ html, files }, deps.limits);
+        return jsonResult(await publishSite(deps, identity, { meta: parseInput(PublishMeta, meta, { name: 'meta', prefix: 'meta' }), files: entries }));
       }),
   );
 
@@ -80,10 +77,8 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
     },
     (args) =>
       guard('update_site', async () => {
-        const { site, ...patch } = args;
-        const address = parseSitePath(site);
-        authorize(identity, 'patch', address);
-        return jsonResult(siteJson(api, await patchSite(api.deps, identity, address, parsePatch(patch))));
+        const { site, ...patch } = parseInput(PatchInput, args);
+        return jsonResult(await patchSite(deps, identity, { site, patch }));
       }),
   );
 }

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { DomainError } from '../../../domain/errors.ts';
+import { asDomainError, DomainError } from '../../../domain/errors.ts';
 
-/** A JSON result: the same shapes the HTTP API answers with. */
+/** A JSON result: the same shapes the HTTP API answers with (the use cases return them). */
 export const jsonResult = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
 });
@@ -9,18 +9,17 @@ export const jsonResult = (value: unknown): CallToolResult => ({
 export const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
 /**
- * Runs a tool body. Domain refusals (forbidden, not found, invalid, too large…) come back
- * as `isError` results with the domain's own sentence and code, so the model can read why;
- * anything else is an internal error, logged without the arguments.
+ * Runs a tool body. Domain refusals (forbidden, not found, invalid, too large, out of
+ * space…) come back as `isError` results with the domain's own sentence and code, so the
+ * model can read why; anything else is an internal error, logged without the arguments.
  */
 export async function guard(name: string, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await run();
-  } catch (err) {
+  } catch (thrown) {
+    const err = asDomainError(thrown);
     if (err instanceof DomainError) return errorResult(`${err.code}: ${err.message}`);
-    const e = err as { code?: string; message?: string };
-    if (e.code === 'ENOSPC' || e.code === 'EDQUOT') return errorResult('insufficient_storage: the file store is out of space; nothing was changed');
-    process.stderr.write(`mcp: tool ${name} failed: ${e.message ?? String(err)}\n`);
+    process.stderr.write(`mcp: tool ${name} failed: ${(err as { message?: string }).message ?? String(err)}\n`);
     return errorResult(`internal: ${name} failed unexpectedly; nothing was reported as done`);
   }
 }

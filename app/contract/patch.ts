@@ -17,3 +17,4 @@ export const SitePatch = z
     hidden: z.boolean().optional(),
   })
   .meta({ description: 'Changes to a site’s metadata.' });
+export type SitePatch = z.output<typeof SitePatch>;

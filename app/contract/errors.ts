@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import type { ErrorCode } from '../../domain/errors.ts';
-import { STATUS } from '../errors.ts';
+import { ERROR_CODES as DOMAIN_CODES, type ErrorCode } from '../../domain/errors.ts';
 
 /** Every machine code an error body can carry: the domain's (spec §2) and `internal` for a 500. */
-export const ERROR_CODES: readonly [ErrorCode | 'internal', ...(ErrorCode | 'internal')[]] = [...(Object.keys(STATUS) as [ErrorCode, ...ErrorCode[]]), 'internal'];
+export const ERROR_CODES: readonly [ErrorCode | 'internal', ...(ErrorCode | 'internal')[]] = [...DOMAIN_CODES, 'internal'];
 
 /** Every error body (spec §2). */
 export const ErrorBody = z

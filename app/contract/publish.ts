@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ValidationError } from '../../domain/errors.ts';
+import { parseInput } from './parse.ts';
 import { Timestamp } from './common.ts';
 import { Site } from './site.ts';
 
@@ -19,6 +21,23 @@ export const PublishMeta = z
     hidden: z.boolean().optional().meta({ description: 'unlisted: shown to admins only' }),
   })
   .meta({ description: 'Metadata of a publish; omitted fields keep their value on replace.' });
+export type PublishMeta = z.output<typeof PublishMeta>;
+
+/**
+ * The publish `meta` as a request carries it: a JSON object, or JSON text (the multipart
+ * field, a deploy body that quotes it), checked with `PublishMeta`, errors naming `meta.…`.
+ */
+export function readPublishMeta(value: unknown): PublishMeta {
+  let raw = value;
+  if (typeof value === 'string') {
+    try {
+      raw = JSON.parse(value);
+    } catch {
+      throw new ValidationError('meta is not valid JSON');
+    }
+  }
+  return parseInput(PublishMeta, raw, { name: 'meta', prefix: 'meta' });
+}
 
 const Archive = z.string().meta({
   contentMediaType: 'application/octet-stream',

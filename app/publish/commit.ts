@@ -1,40 +1,37 @@
-import mime from 'mime-types';
-import type { Identity } from '../../domain/auth.ts';
+import type { Actor } from '../../domain/events.ts';
 import { DomainError, ValidationError } from '../../domain/errors.ts';
 import type { RevisionInfo } from '../../domain/events.ts';
-import { FAVICON_SCAN_BYTES, faviconCandidates, faviconType, sniffImageType } from '../../domain/favicon.ts';
 import { assertPublishable, serializeManifest, stripCommonTopFolder, totalSize, type Manifest, type ManifestEntry } from '../../domain/manifest.ts';
 import { changeCounts, diffManifests } from '../../domain/manifest-diff.ts';
-import { loadManifest } from '../queries/changes.ts';
-import { MAX_RULES_FILE_BYTES, parseSiteRules, serializeSiteRules } from '../../domain/rules/site-rules.ts';
 import { fullPath, type SiteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
 import { inTrash, needsNewSiteId } from '../../domain/site/decide.ts';
 import type { MetaInput } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { siteCommands } from '../aggregates.ts';
-import type { CommandDeps } from '../deps.ts';
+import type { AppDeps } from '../deps.ts';
 import { allocateId } from '../ids.ts';
 import { collectDropped, deleteUnreferenced } from '../jobs/gc.ts';
+import { publishable } from '../../domain/site/lifecycle.ts';
+import { contentType, detectFavicon, storeSiteRules } from './content.ts';
 import { storeFiles, type IncomingFile } from './store-files.ts';
 
-export type { FileContent, IncomingFile } from './store-files.ts';
-import { publishable } from '../../domain/site/lifecycle.ts';
-
-/** Where to publish and with which metadata: parsed from the request by api/requests.ts, `publish` checked. */
+/** Where to publish and with which metadata, once `publish` was checked there (target.ts). */
 export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
 
 /** `unchanged`: the files and meta were the live ones, so nothing was recorded (spec §4). */
 export type PublishOutcome = { readonly site: SiteDoc; readonly revision: RevisionInfo; readonly unchanged: boolean };
 
 /**
- * Stores every file once under its hash, writes the manifest, detects the favicon,
- * then appends the site's events. The switch is atomic (one append); on any failure the
- * blobs this publish created and nothing else references are deleted again.
+ * The one publish path, behind every use case that publishes (an archive, a deploy, an MCP
+ * tool's files), which have authorized it: stores every file once under its hash, writes
+ * the manifest, detects the favicon, then appends the site's events as `actor`. The switch
+ * is atomic (one append); on any failure the blobs this publish created and nothing else
+ * references are deleted again.
  */
-export async function publishFiles(
-  deps: CommandDeps,
-  identity: Identity,
+export async function commitFiles(
+  deps: AppDeps,
+  actor: Actor,
   target: PublishTarget,
   files: AsyncIterable<IncomingFile>,
   /** Awaited just before the switch: lets the caller veto (e.g. a second file part arrived). */
@@ -73,7 +70,7 @@ export async function publishFiles(
       };
       await beforeCommit();
       appending = true;
-      return commitPublish(deps, identity, target, content, { files: stripped });
+      return commitPublish(deps, actor, target, content, { files: stripped });
     });
     dropped = outcome.dropped;
     const site = await deps.queries.getSite(fullPath(target.address));
@@ -92,17 +89,17 @@ export async function publishFiles(
 }
 
 async function commitPublish(
-  deps: CommandDeps,
-  identity: Identity,
+  deps: AppDeps,
+  actor: Actor,
   target: PublishTarget,
   content: Omit<RevisionInfo, 'id'>,
   manifest: Manifest,
 ): Promise<{ revision: RevisionInfo; unchanged: boolean; dropped: { manifest: string; favicon?: string }[] }> {
-  const { state, events } = await siteCommands(deps).handle(target.address, identity.actor, async (state) => {
+  const { state, events } = await siteCommands(deps).handle(target.address, actor, async (state) => {
     const same = state.status === 'live' && state.live?.manifest === content.manifest;
-    const newSiteId = needsNewSiteId(state) ? await allocateId(deps.events, 'site', identity.actor, deps.now()) : undefined;
+    const newSiteId = needsNewSiteId(state) ? await allocateId(deps.events, 'site', actor, deps.now()) : undefined;
     // The changelog's counts, against the revision this one replaces (none for a new incarnation).
-    const replaced = newSiteId === undefined && state.live && !same ? await loadManifest(deps.blobs, state.live.manifest) : undefined;
+    const replaced = newSiteId === undefined && state.live && !same ? await deps.manifests.get(state.live.manifest) : undefined;
     const changes = same ? undefined : changeCounts(diffManifests(replaced, manifest));
     return { type: 'PublishSite', address: target.address, meta: target.meta, content, nowNanos: nowNanos(), newSiteId, versioning: deps.versioning, changes };
   });
@@ -111,59 +108,4 @@ async function commitPublish(
   if (published?.type === 'SitePublished') return { revision: published.data.revision, unchanged: false, dropped };
   // The live files again: the live revision answers; `unchanged` unless the meta was patched.
   return { revision: state.live!, unchanged: events.length === 0, dropped };
-}
-
-async function detectFavicon(
-  deps: CommandDeps,
-  files: ReadonlyMap<string, ManifestEntry>,
-  created: string[],
-): Promise<{ hash: string; type: string } | undefined> {
-  const index = files.get('index.html')!;
-  const html = (await readHead(deps, index.hash, FAVICON_SCAN_BYTES, index.size)).toString('utf8');
-  for (const candidate of faviconCandidates(html)) {
-    if (candidate.kind === 'data') {
-      const type = faviconType(sniffImageType(candidate.bytes, candidate.type));
-      if (!type) continue;
-      const put = await deps.blobs.putBytes(candidate.bytes);
-      if (put.created) created.push(put.hash);
-      return { hash: put.hash, type };
-    }
-    const entry = files.get(candidate.path);
-    if (!entry) continue;
-    const type = faviconType(sniffImageType(await readHead(deps, entry.hash, 512, entry.size), entry.type));
-    if (type) return { hash: entry.hash, type };
-  }
-  return undefined;
-}
-
-/** Parses the revision's `_redirects` / `_headers` (400 naming file and line) and stores them as one blob. */
-async function storeSiteRules(deps: CommandDeps, files: ReadonlyMap<string, ManifestEntry>, created: string[]): Promise<string | undefined> {
-  const read = async (name: string): Promise<string | undefined> => {
-    const entry = files.get(name);
-    if (!entry) return undefined;
-    if (entry.size > MAX_RULES_FILE_BYTES) throw new ValidationError(`${name} is larger than ${MAX_RULES_FILE_BYTES} bytes`);
-    return (await deps.blobs.getBytes(entry.hash))?.toString('utf8') ?? '';
-  };
-  const rules = parseSiteRules({ redirects: await read('_redirects'), headers: await read('_headers') });
-  if (!rules) return undefined;
-  const put = await deps.blobs.putBytes(serializeSiteRules(rules));
-  if (put.created) created.push(put.hash);
-  return put.hash;
-}
-
-/** The first `bytes` of a blob (a favicon's magic bytes, the part of index.html we scan). */
-async function readHead(deps: CommandDeps, hash: string, bytes: number, size: number): Promise<Buffer> {
-  // An empty file is an ordinary file (spec §4): there is no first byte to ask the store for.
-  if (size === 0) return Buffer.alloc(0);
-  const stream = await deps.blobs.get(hash, { start: 0, end: bytes - 1 });
-  if (!stream) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
-}
-
-/** Content type stored in the manifest, from the file extension. */
-export function contentType(path: string): string {
-  const type = mime.lookup(path) || 'application/octet-stream';
-  return type;
 }

@@ -46,3 +46,4 @@ export const CreateKeyBody = z.object({
     .nullish()
     .meta({ description: 'RFC 3339 date-time or date in the future; "", null or absent: never expires' }),
 });
+export type CreateKeyBody = z.output<typeof CreateKeyBody>;

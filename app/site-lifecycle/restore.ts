@@ -1,0 +1,16 @@
+import type { Identity } from '../../domain/auth.ts';
+import { authorizeSite } from '../authorize.ts';
+import type { SiteRef } from '../contract/site-ref.ts';
+import type { Site } from '../contract/site.ts';
+import type { AppDeps } from '../deps.ts';
+import { runSiteCommand } from './run.ts';
+
+/**
+ * Restore (spec §4): a site in the trash comes back exactly as it was. Needs `publish`:
+ * bringing content back online is publishing it. A live site answers 404.
+ */
+export async function restoreSite(deps: AppDeps, identity: Identity, input: SiteRef): Promise<Site> {
+  const address = authorizeSite(identity, 'publish', input.site);
+  const { site } = await runSiteCommand(deps, identity.actor, address, { type: 'RestoreSite', address });
+  return deps.shapes.site(site!);
+}

@@ -43,6 +43,28 @@ module.exports = {
       to: { path: [ADAPTERS, IO_BUILTINS] },
     },
     {
+      name: 'edges-call-use-cases',
+      severity: 'error',
+      comment:
+        'The edges (api/, mcp/sites/) call a use case of app/ for every command and query: they never read projected documents (projections/), run the command cycle (app/command, app/aggregates, app/ids, app/gate) or ask a decider themselves.',
+      from: { path: '^(api|mcp/sites)/' },
+      to: { path: ['^projections/', '^app/(command|aggregates|ids|gate)\\.ts$', '^domain/[^/]+/decide\\.ts$'] },
+    },
+    {
+      name: 'no-authorization-at-the-edge',
+      severity: 'error',
+      comment: 'Every capability and admin check lives in the use cases (app/authorize.ts): HTTP routes, MCP tools, the CLI and the composition root only authenticate.',
+      from: { path: '^(api|mcp|host)/' },
+      to: { path: '^app/authorize\\.ts$' },
+    },
+    {
+      name: 'mcp-tools-without-http',
+      severity: 'error',
+      comment: 'MCP tools share the use cases and app/contract/ with the HTTP routes, never the HTTP layer itself.',
+      from: { path: '^mcp/sites/tools/' },
+      to: { path: '^api/' },
+    },
+    {
       name: 'host-only-from-composition-root',
       severity: 'error',
       comment: 'host/ is the composition root: only host/, bin/ and the tests import it (api/ and mcp/ get configuration and hooks injected).',

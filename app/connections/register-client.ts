@@ -4,6 +4,9 @@ import type { OAuthClientDoc } from '../../projections/documents.ts';
 import { oauthClientCommands } from '../aggregates.ts';
 import type { AppDeps } from '../deps.ts';
 
+/** A registered OAuth client as the endpoints see it (RFC 7591 metadata and its deadline). */
+export type RegisteredClient = OAuthClientDoc;
+
 export type RegisterClientInput = { readonly clientId: string; readonly name: string; readonly redirectUris: readonly string[]; readonly clientUri?: string };
 
 /**

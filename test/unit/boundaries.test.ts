@@ -45,6 +45,9 @@ describe('folder boundaries', () => {
       expect.stringMatching(/^core-without-adapters: domain\/impure\.ts → (\.\.\/)+node_modules\/koa\//),
       'diary-stands-alone: mcp/diary/uses-service.ts → api/uses-host.ts',
       'domain-is-pure: domain/impure.ts → host/root.ts',
+      'edges-call-use-cases: api/authorizes.ts → projections/uses-app.ts',
+      'no-authorization-at-the-edge: api/authorizes.ts → app/authorize.ts',
+      'mcp-tools-without-http: mcp/sites/tools/uses-http.ts → api/uses-host.ts',
       expect.stringMatching(/^domain-is-pure: domain\/impure\.ts → (\.\.\/)+node_modules\/koa\//),
       'host-only-from-composition-root: api/uses-host.ts → host/root.ts',
       'host-only-from-composition-root: domain/impure.ts → host/root.ts',
@@ -55,5 +58,23 @@ describe('folder boundaries', () => {
     const lines = shown(violations).split('\n');
     expect(lines, shown(violations)).toHaveLength(expected.length);
     expect(lines).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('the edges reach the ports only through use cases, and authorize nothing themselves', async () => {
+    // What dependency-cruiser cannot see, a property access: an HTTP route, an MCP tool or a CLI
+    // command reading `deps.queries` (or any port) or checking a capability itself.
+    const { readdirSync, readFileSync, statSync } = await import('node:fs');
+    const files = (dir: string): string[] =>
+      readdirSync(`${root}${dir}`).flatMap((name) => {
+        const path = `${dir}/${name}`;
+        return statSync(`${root}${path}`).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+      });
+    const offending = ['api', 'mcp/sites', 'host/cli'].flatMap(files).flatMap((file) => {
+      const text = readFileSync(`${root}${file}`, 'utf8');
+      return [/deps\.(queries|blobIndex|deploys|events|blobs)\b/, /\b(authorize|authorizeSite|authorizeAddress|requireAdmin)\(/, /\bcan\(/]
+        .filter((pattern) => pattern.test(text))
+        .map((pattern) => `${file}: ${pattern}`);
+    });
+    expect(offending).toEqual([]);
   });
 });

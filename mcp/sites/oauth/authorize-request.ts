@@ -2,10 +2,9 @@ import type { ApiContext } from '../../../api/context.ts';
 import { isCodeChallenge } from '../../../domain/connection/credentials.ts';
 import { CAPABILITIES, isCapability, type Capability } from '../../../domain/grants.ts';
 import { unusedExpired } from '../../../domain/oauth-client/state.ts';
-import type { OAuthClientDoc } from '../../../projections/documents.ts';
 import { sameResource, urls } from '../http.ts';
 import { isAllowedRedirectUri, matchRedirectUri } from './redirect-uris.ts';
-import { findOAuthClient } from '../../../app/connections/register-client.ts';
+import { findOAuthClient, type RegisteredClient as OAuthClientDoc } from '../../../app/connections/register-client.ts';
 
 /** The parameters of an authorization request (OAuth 2.1 §4.1.1, RFC 7636, RFC 8707). */
 export type AuthorizeParams = {

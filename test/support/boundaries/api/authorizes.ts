@@ -1,0 +1,4 @@
+import { authorize } from '../app/authorize.ts';
+import { projected } from '../projections/uses-app.ts';
+
+export const route = [authorize, projected];

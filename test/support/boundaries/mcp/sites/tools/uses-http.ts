@@ -1,0 +1,3 @@
+import { route } from '../../../api/uses-host.ts';
+
+export const tool = route;

@@ -4,7 +4,11 @@
  * that changes, a redirect to loopback, slow and oversized answers. A local server counts
  * what actually arrived, so "refused" means nothing was sent.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import dgram from 'node:dgram';
+import { lookup } from 'node:dns/promises';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -223,4 +227,119 @@ describe('outbound client', () => {
       await new Promise((r) => server.close(r));
     }
   }, 30_000);
+});
+
+/** A name server on a local UDP port that reads every query and never answers. */
+async function silentNameServer() {
+  const socket = dgram.createSocket('udp4');
+  const names: string[] = [];
+  // The question's name: length-prefixed labels after the 12-byte header.
+  socket.on('message', (msg: Buffer) => {
+    const labels: string[] = [];
+    for (let i = 12; i < msg.length && msg[i]! > 0; i += msg[i]! + 1) labels.push(msg.subarray(i + 1, i + 1 + msg[i]!).toString());
+    names.push(labels.join('.'));
+  });
+  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
+  return { server: `127.0.0.1:${(socket.address() as AddressInfo).port}`, names, close: () => new Promise<void>((r) => socket.close(() => r())) };
+}
+
+describe('outbound name lookups against a name server that never answers', () => {
+  it('attack: lookups are cancelled at the deadline and each query is sent once; past 4 in flight a request is refused at once, not queued', async () => {
+    const dns = await silentNameServer();
+    try {
+      const client = createOutbound({ allowPrivate: false, timeoutMs: 600, maxBytes: 1024, nameServers: [dns.server] });
+      const order: string[] = [];
+      const wave = (n: number, tag: string) =>
+        Promise.all(
+          Array.from({ length: n }, async (_, i) => {
+            const r = await client.request({ url: `https://unanswered-${tag}-${i}.example/` });
+            const reason = r.ok ? 'ok' : r.refusal.reason;
+            order.push(reason);
+            return r;
+          }),
+        );
+      const first = wave(6, 'a');
+      // The process's own lookups (MinIO, MongoDB, EventStoreDB reconnects) meanwhile.
+      const before = Date.now();
+      expect((await lookup('localhost')).address).toMatch(/^(127\.0\.0\.1|::1)$/);
+      expect(Date.now() - before).toBeLessThan(1_000);
+      const results = await first;
+      // The two over the cap answered before any lookup ended, with a reason the consent page can explain.
+      expect(order).toEqual(['busy', 'busy', 'timeout', 'timeout', 'timeout', 'timeout']);
+      const busy = results.find((r) => !r.ok && r.refusal.reason === 'busy');
+      expect(!busy?.ok && busy?.refusal.message).toMatch(/4 name lookups are already in flight/);
+      // A and AAAA for each of the 4 admitted names, once each: no retries, nothing for the 2 refused.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(dns.names.sort()).toEqual(['a-0', 'a-1', 'a-2', 'a-3'].flatMap((n) => [`unanswered-${n}.example`, `unanswered-${n}.example`]));
+      // The deadline gave the slots back (the lookups were cancelled, not abandoned): 4 more are admitted.
+      order.length = 0;
+      await wave(4, 'b');
+      expect(order).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
+    } finally {
+      await dns.close();
+    }
+  });
+
+  it('a name resolves through the name servers (c-ares, A and AAAA): one answering with a private address is refused', async () => {
+    // A name server answering every A query with 10.0.0.7 (and no AAAA).
+    const socket = dgram.createSocket('udp4');
+    socket.on('message', (msg: Buffer, peer) => {
+      let end = 12;
+      while (msg[end]! > 0) end += msg[end]! + 1;
+      const question = msg.subarray(12, end + 5);
+      const type = question.readUInt16BE(question.length - 4);
+      const header = Buffer.from([msg[0]!, msg[1]!, 0x81, 0x80, 0, 1, 0, type === 1 ? 1 : 0, 0, 0, 0, 0]);
+      const answer = type === 1 ? Buffer.from([0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 0, 0, 7]) : Buffer.alloc(0);
+      socket.send(Buffer.concat([header, question, answer]), peer.port, peer.address);
+    });
+    await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
+    try {
+      const client = createOutbound({ allowPrivate: false, timeoutMs: 2_000, maxBytes: 1024, nameServers: [`127.0.0.1:${(socket.address() as AddressInfo).port}`] });
+      const refusal = await client.check('https://inside.example/');
+      expect(refusal).toMatchObject({ reason: 'address' });
+      expect(refusal?.message).toMatch(/inside\.example resolves to 10\.0\.0\.7, a private address/);
+    } finally {
+      await new Promise<void>((r) => socket.close(() => r()));
+    }
+  });
+
+  /**
+   * The reviewer's reproduction, against the operating system's resolver itself: a process in
+   * its own network and mount namespaces whose /etc/resolv.conf names a local server that never
+   * answers (test/support/dns-hang-probe.ts). Needs root or user namespaces; skipped otherwise.
+   */
+  const namespaces = (() => {
+    try {
+      execFileSync('unshare', ['-m', '-n', 'true'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  if (!namespaces) console.warn('outbound.test.ts: unshare -m -n is not permitted here: the resolv.conf reproduction is skipped');
+  const inNamespace = async (mode: 'strict' | 'lax') => {
+    const dir = mkdtempSync(join(tmpdir(), 'dns-hang-'));
+    try {
+      writeFileSync(join(dir, 'resolv.conf'), 'nameserver 127.0.0.1\n');
+      const script = `ip link set lo up && mount --bind "${join(dir, 'resolv.conf')}" /etc/resolv.conf && exec "${process.execPath}" --import tsx test/support/dns-hang-probe.ts ${mode}`;
+      const { stdout } = await promisify(execFile)('unshare', ['-m', '-n', 'sh', '-c', script], { cwd: ROOT, timeout: 30_000 });
+      return JSON.parse(stdout.trim().split('\n').pop()!) as { reasons: string[]; requestsMs: number; localhost: string; localhostMs: number; queries: number };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it.skipIf(!namespaces)('attack (system resolver): six requests to names nobody answers for leave the process\'s own dns.lookup fast', async () => {
+    // Before the fix: the six timed out after 1 s, then lookup('localhost') took 29 s.
+    const strict = await inNamespace('strict');
+    expect(strict.localhost, JSON.stringify(strict)).toBe('127.0.0.1');
+    expect(strict.localhostMs, JSON.stringify(strict)).toBeLessThan(2_000);
+    expect(strict.reasons.sort()).toEqual(['busy', 'busy', 'timeout', 'timeout', 'timeout', 'timeout']);
+    // With the private switch names go through dns.lookup (uncancellable): one thread at most
+    // waits, of the two libuv lets run lookups at once with its default pool of 4.
+    const lax = await inNamespace('lax');
+    expect(lax.localhost, JSON.stringify(lax)).toBe('127.0.0.1');
+    expect(lax.localhostMs, JSON.stringify(lax)).toBeLessThan(2_000);
+    expect(lax.reasons.sort()).toEqual(['busy', 'busy', 'busy', 'busy', 'busy', 'timeout']);
+  }, 60_000);
 });

@@ -92,6 +92,8 @@ function fetchProblem(url: string, reason: string, message: string): string {
       return `The application's metadata document at ${host} is on a private or local network address, which this server does not fetch from (an administrator can allow it with SITES_OAUTH_ALLOW_PRIVATE_METADATA=true).`;
     case 'too_large':
       return `The application's metadata document at ${host} is larger than ${MAX_DOCUMENT_BYTES} bytes.`;
+    case 'busy':
+      return `This server is fetching too many documents at once to fetch the application's metadata document from ${host} now. Reload this page in a moment.`;
     case 'timeout':
       return `The application's metadata document at ${host} did not arrive within ${FETCH_TIMEOUT_MS / 1000} seconds.`;
     default:

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { OutboundHttp, OutboundRefusal, OutboundRequest, OutboundResponse } from '../../domain/ports.ts';
 import { classifyAddress } from './address-policy.ts';
-import { LookupsBusy, publicResolver, systemLookup, type Resolver } from './dns.ts';
+import { LookupsBusy, privateResolver, publicResolver, type Resolver } from './dns.ts';
 
 export type { Resolver } from './dns.ts';
 
@@ -39,10 +39,11 @@ const refusal = (reason: OutboundRefusal['reason'], message: string): { ok: fals
  * is not decompressed (`Accept-Encoding: identity`), so `maxBytes` bounds what is held.
  */
 export function createOutbound(opts: OutboundOptions): OutboundHttp {
-  // Public destinations only: names resolve through the name servers, cancellably (dns.ts).
-  // With the private switch, names of the operator's own network (/etc/hosts, mDNS) must
-  // resolve too, and only the operating system's lookup knows them.
-  const resolve = opts.resolve ?? (opts.allowPrivate ? systemLookup() : publicResolver(opts.nameServers ? { servers: opts.nameServers } : {}));
+  // Names resolve through the name servers, cancellably (dns.ts). With the private switch,
+  // names of the operator's own network (/etc/hosts, mDNS) must resolve too, and only the
+  // operating system's lookup knows them.
+  const servers = opts.nameServers ? { servers: opts.nameServers } : {};
+  const resolve = opts.resolve ?? (opts.allowPrivate ? privateResolver(servers) : publicResolver(servers));
 
   async function destination(raw: string, clock: Deadline): Promise<{ ok: true; dest: Destination } | { ok: false; refusal: OutboundRefusal }> {
     let url: URL;

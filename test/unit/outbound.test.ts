@@ -5,7 +5,6 @@
  * what actually arrived, so "refused" means nothing was sent.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyAddress } from '../../host/outbound/address-policy.ts';
 import { createOutbound, type Resolver } from '../../host/outbound/client.ts';
+import { startNameServer } from '../support/name-server.ts';
 import { createTestPki } from '../support/tls.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -229,23 +229,9 @@ describe('outbound client', () => {
   }, 30_000);
 });
 
-/** A name server on a local UDP port that reads every query and never answers. */
-async function silentNameServer() {
-  const socket = dgram.createSocket('udp4');
-  const names: string[] = [];
-  // The question's name: length-prefixed labels after the 12-byte header.
-  socket.on('message', (msg: Buffer) => {
-    const labels: string[] = [];
-    for (let i = 12; i < msg.length && msg[i]! > 0; i += msg[i]! + 1) labels.push(msg.subarray(i + 1, i + 1 + msg[i]!).toString());
-    names.push(labels.join('.'));
-  });
-  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
-  return { server: `127.0.0.1:${(socket.address() as AddressInfo).port}`, names, close: () => new Promise<void>((r) => socket.close(() => r())) };
-}
-
 describe('outbound name lookups against a name server that never answers', () => {
   it('attack: lookups are cancelled at the deadline and each query is sent once; past 4 in flight a request is refused at once, not queued', async () => {
-    const dns = await silentNameServer();
+    const dns = await startNameServer(() => 'silent');
     try {
       const client = createOutbound({ allowPrivate: false, timeoutMs: 600, maxBytes: 1024, nameServers: [dns.server] });
       const order: string[] = [];
@@ -281,25 +267,18 @@ describe('outbound name lookups against a name server that never answers', () =>
   });
 
   it('a name resolves through the name servers (c-ares, A and AAAA): one answering with a private address is refused', async () => {
-    // A name server answering every A query with 10.0.0.7 (and no AAAA).
-    const socket = dgram.createSocket('udp4');
-    socket.on('message', (msg: Buffer, peer) => {
-      let end = 12;
-      while (msg[end]! > 0) end += msg[end]! + 1;
-      const question = msg.subarray(12, end + 5);
-      const type = question.readUInt16BE(question.length - 4);
-      const header = Buffer.from([msg[0]!, msg[1]!, 0x81, 0x80, 0, 1, 0, type === 1 ? 1 : 0, 0, 0, 0, 0]);
-      const answer = type === 1 ? Buffer.from([0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 0, 0, 7]) : Buffer.alloc(0);
-      socket.send(Buffer.concat([header, question, answer]), peer.port, peer.address);
-    });
-    await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
+    const dns = await startNameServer((name) => (name === 'inside.example' ? ['10.0.0.7'] : 'nxdomain'));
     try {
-      const client = createOutbound({ allowPrivate: false, timeoutMs: 2_000, maxBytes: 1024, nameServers: [`127.0.0.1:${(socket.address() as AddressInfo).port}`] });
+      const client = createOutbound({ allowPrivate: false, timeoutMs: 2_000, maxBytes: 1024, nameServers: [dns.server] });
       const refusal = await client.check('https://inside.example/');
       expect(refusal).toMatchObject({ reason: 'address' });
       expect(refusal?.message).toMatch(/inside\.example resolves to 10\.0\.0\.7, a private address/);
+      expect(await client.check('https://nowhere.example/')).toMatchObject({ reason: 'dns' });
+      // A name only the system's lookup knows (/etc/hosts: localhost is in every one) is unknown to the public resolver.
+      expect(await client.check('https://ip6-localhost/')).toMatchObject({ reason: 'dns' });
+      expect(dns.names).toContain('inside.example');
     } finally {
-      await new Promise<void>((r) => socket.close(() => r()));
+      await dns.close();
     }
   });
 
@@ -321,9 +300,11 @@ describe('outbound name lookups against a name server that never answers', () =>
     const dir = mkdtempSync(join(tmpdir(), 'dns-hang-'));
     try {
       writeFileSync(join(dir, 'resolv.conf'), 'nameserver 127.0.0.1\n');
-      const script = `ip link set lo up && mount --bind "${join(dir, 'resolv.conf')}" /etc/resolv.conf && exec "${process.execPath}" --import tsx test/support/dns-hang-probe.ts ${mode}`;
+      writeFileSync(join(dir, 'hosts'), '127.0.0.1 localhost\n127.0.0.1 receiver.internal\n');
+      const mounts = ['resolv.conf', 'hosts'].map((f) => `mount --bind "${join(dir, f)}" /etc/${f}`).join(' && ');
+      const script = `ip link set lo up && ${mounts} && exec "${process.execPath}" --import tsx test/support/dns-hang-probe.ts ${mode}`;
       const { stdout } = await promisify(execFile)('unshare', ['-m', '-n', 'sh', '-c', script], { cwd: ROOT, timeout: 30_000 });
-      return JSON.parse(stdout.trim().split('\n').pop()!) as { reasons: string[]; requestsMs: number; localhost: string; localhostMs: number; queries: number };
+      return JSON.parse(stdout.trim().split('\n').pop()!) as { receiver?: string; reasons: string[]; requestsMs: number; localhost: string; localhostMs: number; queries: number };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -335,9 +316,11 @@ describe('outbound name lookups against a name server that never answers', () =>
     expect(strict.localhost, JSON.stringify(strict)).toBe('127.0.0.1');
     expect(strict.localhostMs, JSON.stringify(strict)).toBeLessThan(2_000);
     expect(strict.reasons.sort()).toEqual(['busy', 'busy', 'timeout', 'timeout', 'timeout', 'timeout']);
-    // With the private switch names go through dns.lookup (uncancellable): one thread at most
-    // waits, of the two libuv lets run lookups at once with its default pool of 4.
+    // With the private switch, names the name servers do not know go on to dns.lookup
+    // (/etc/hosts: receiver.internal), which cannot be cancelled: one thread at most waits,
+    // of the two libuv lets run lookups at once with its default pool of 4.
     const lax = await inNamespace('lax');
+    expect(lax.receiver).toBe('received');
     expect(lax.localhost, JSON.stringify(lax)).toBe('127.0.0.1');
     expect(lax.localhostMs, JSON.stringify(lax)).toBeLessThan(2_000);
     expect(lax.reasons.sort()).toEqual(['busy', 'busy', 'busy', 'busy', 'busy', 'timeout']);

@@ -39,12 +39,12 @@ export function ingestRouter(api: ApiContext): Router {
     const identity = await requireKey(api, ctx);
     const address = sitePathParam(ctx);
     authorize(identity, 'rollback', address);
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
+    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))), identity);
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/restore', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)));
+    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)), identity);
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/purge', async (ctx) => {
@@ -57,7 +57,7 @@ export function ingestRouter(api: ApiContext): Router {
     const identity = await requireKey(api, ctx);
     const address = sitePathParam(ctx);
     authorize(identity, 'patch', address);
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
+    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))), identity);
   });
 
   siteRoute(r, 'DELETE', '/ingest/sites/*path', async (ctx) => {

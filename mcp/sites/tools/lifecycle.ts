@@ -39,7 +39,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
       inputSchema: z.object({ site: sitePath }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    ({ site }) => guard('restore_site', async () => jsonResult(siteJson(api, await restoreSite(api.deps, identity, parseSitePath(site))))),
+    ({ site }) => guard('restore_site', async () => jsonResult(siteJson(api, await restoreSite(api.deps, identity, parseSitePath(site)), identity))),
   );
 
   server.registerTool(
@@ -95,7 +95,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
         const address = parseSitePath(site);
         authorize(identity, 'rollback', address);
         const body = revision === undefined ? undefined : { revision };
-        return jsonResult(siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(body))));
+        return jsonResult(siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(body)), identity));
       }),
   );
 }

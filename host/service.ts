@@ -34,7 +34,9 @@ import { startLeaderJob } from './leader-job.ts';
 import { portalMiddleware } from './portal.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
-import { answerClientError, CONNECTION_CHECK_MS, guardBodyPace, HEADERS_TIMEOUT_MS } from './slow-client.ts';
+import { inCidrs } from '../api/ip.ts';
+import { capConnectionsPerPeer } from './peer-cap.ts';
+import { answerClientError, guardConnections, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './slow-client.ts';
 import { openStack, type Stack } from './stack.ts';
 
 export type Service = {
@@ -185,8 +187,8 @@ export async function startHttp(service: Service): Promise<Server> {
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
   const listenNames = listenHostNames(service.config.listen.host);
   const siteDeps = { readModel: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => {
-    guardBodyPace(req, res, service.config.uploadPace);
+  // Node's connection sweep is off (both timeouts 0): guardConnections owns every deadline.
+  const server = createServer({ headersTimeout: 0, requestTimeout: 0 }, (req, res) => {
     const target = classifyHost(req.headers.host, apexes, listenNames);
     if (target.kind === 'apex') return void apexHandler(req, res);
     if (target.kind === 'site') {
@@ -207,10 +209,15 @@ export async function startHttp(service: Service): Promise<Server> {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
     res.end('unknown host\n');
   });
-  // A stalled upload must not hold a connection forever (slow-loris); normal uploads finish well within this.
-  server.requestTimeout = 10 * 60_000;
   server.keepAliveTimeout = 5_000;
   server.on('clientError', answerClientError);
+  guardConnections(server, { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS, pace: service.config.uploadPace });
+  // Last: it wraps every connection listener installed before it (Node's parser, the guard).
+  capConnectionsPerPeer(server, {
+    max: service.config.maxConnectionsPerAddress,
+    exempt: (address) => inCidrs(address, service.config.trustedProxies),
+    onRefused: (address, refused) => service.log.warn('connection cap reached', { client: address, cap: service.config.maxConnectionsPerAddress, refused }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(service.config.listen.port, service.config.listen.host, () => resolve());

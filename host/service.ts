@@ -9,6 +9,7 @@ import type { ApiContext } from '../api/context.ts';
 import { authentication } from '../api/auth.ts';
 import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
+import { writeLog } from '../api/write-log.ts';
 import { auditRouter } from '../api/audit.ts';
 import { deploysRouter } from '../api/deploys.ts';
 import { ingestRouter } from '../api/ingest.ts';
@@ -28,7 +29,7 @@ import type { Config } from './config.ts';
 import { classifyHost, listenHostNames } from './hosts.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { youngGarbageHint } from './gc-hint.ts';
-import { createLogger, type Logger } from './log.ts';
+import { auditTo, createLogger, type Logger } from './log.ts';
 import { clientRoute } from './client-bundle.ts';
 import { startLeaderJob } from './leader-job.ts';
 import { portalMiddleware } from './portal.ts';
@@ -114,7 +115,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     connectionUsed: (id) => connectionUsage.used(id),
     manifests,
     // One counter for every upload: the dead buffers pile up in the one young generation.
-    hooks: { bytesReceived: youngGarbageHint() },
+    hooks: { bytesReceived: youngGarbageHint(), audit: auditTo(log), log },
   };
   if (options.project === 'run') projector.start();
   return {
@@ -138,6 +139,8 @@ export async function apexApp(service: Service): Promise<Koa> {
   app.proxy = false;
   app.silent = true;
   app.on('error', (err) => service.log.error('request failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+  // Outermost: it logs each write and refusal with the status actually sent.
+  app.use(writeLog(service.api));
   app.use(errorMiddleware);
   app.use(apexSecurityHeaders);
   app.use(requestLineCheck);

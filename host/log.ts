@@ -77,11 +77,12 @@ function textLine(entry: Record<string, unknown>): string {
 /**
  * The write log's lines (api/write-log.ts, mcp/sites/audit.ts): `msg` is `write` or
  * `denied`, at `warn` for 401/403 (what fail2ban watches), `error` for a failure, `info`
- * otherwise.
+ * otherwise. The client address is always the last field, so a filter anchored at the end
+ * of the line finds it and never an address a client wrote into a quoted value.
  */
 export function auditTo(log: Logger): (entry: AuditEntry) => void {
-  return ({ kind, ...fields }) => {
+  return ({ kind, client, ...fields }) => {
     const level = fields.status >= 500 ? 'error' : fields.status === 401 || fields.status === 403 ? 'warn' : 'info';
-    log[level](kind, fields);
+    log[level](kind, { ...fields, client });
   };
 }

@@ -74,7 +74,12 @@ export function managementRouter(api: ApiContext): Router {
   r.get('/api/sites/deleted', async (ctx) => {
     await requireAdmin(api, ctx);
     const sites = await api.deps.readModel.listQuarantined();
-    ctx.body = { sites: sites.map((d) => siteJson(api, d)), count: sites.length } satisfies TrashResponse;
+    // When the quarantine job purges each one (it runs every minute or so, so at most that much later).
+    const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + api.config.deletedSiteTtlMs).toISOString();
+    ctx.body = {
+      sites: sites.map((d) => ({ ...siteJson(api, d), ...(d.deletedAt ? { purge_at: purgeAt(d.deletedAt) } : {}) })),
+      count: sites.length,
+    } satisfies TrashResponse;
   });
   siteRoute(r, 'POST', '/api/sites/deleted/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);

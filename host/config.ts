@@ -46,6 +46,11 @@ export type Config = {
     readonly group: string;
     readonly tokenTtlMs: number;
     readonly refreshTtlMs: number;
+    /**
+     * SITES_OAUTH_ALLOW_PRIVATE_METADATA: client ID metadata documents may be fetched from
+     * loopback, private and other non-public addresses (and over http). Off: only public https.
+     */
+    readonly allowPrivateMetadata: boolean;
   };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly logFormat: 'text' | 'json';
@@ -225,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       group: mcpGroup,
       tokenTtlMs: parseDuration(env.SITES_MCP_TOKEN_TTL || '1h', 'SITES_MCP_TOKEN_TTL'),
       refreshTtlMs: parseDuration(env.SITES_MCP_REFRESH_TTL || '720h', 'SITES_MCP_REFRESH_TTL'),
+      allowPrivateMetadata: bool(env, 'SITES_OAUTH_ALLOW_PRIVATE_METADATA', false),
     },
     logLevel: logLevel as Config['logLevel'],
     logFormat,

@@ -17,16 +17,19 @@ import { keysRouter } from '../api/keys.ts';
 import { managementRouter } from '../api/management.ts';
 import { requestLineCheck } from '../api/request-line.ts';
 import { apexSecurityHeaders } from '../api/security-headers.ts';
+import { tlsAskRoute } from '../api/tls.ts';
 import type { CommandDeps } from '../app/deps.ts';
 import { recordConnectionUse } from '../app/connections/connections.ts';
 import { PublishGate } from '../app/gate.ts';
 import { recordKeyUse } from '../app/keys/keys.ts';
 import { purgeExpired } from '../app/jobs/purge-expired.ts';
 import { ManifestCache } from '../app/queries/manifest-cache.ts';
+import { classifyHost } from '../domain/hosts.ts';
 import { hostLabels, type SiteAddress } from '../domain/paths.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
-import { classifyHost, listenHostNames } from './hosts.ts';
+import { hostNames, listenHostNames } from './hosts.ts';
+import { createOutbound } from './outbound/client.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { youngGarbageHint } from './gc-hint.ts';
 import { auditTo, createLogger, type Logger } from './log.ts';
@@ -114,6 +117,10 @@ export async function createService(config: Config, options: { project: 'run' | 
     keyUsed: (id) => keyUsage.used(id),
     connectionUsed: (id) => connectionUsage.used(id),
     manifests,
+    outbound: {
+      // The document's own bounds (5 KB, 5 s) are the connector's to set; these only cap them.
+      oauthMetadata: createOutbound({ allowPrivate: config.mcp.allowPrivateMetadata, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-oauth (client metadata)' }),
+    },
     // One counter for every upload: the dead buffers pile up in the one young generation.
     hooks: { bytesReceived: youngGarbageHint(), audit: auditTo(log), log },
   };
@@ -153,6 +160,8 @@ export async function apexApp(service: Service): Promise<Koa> {
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });
+  const { config } = service;
+  router.get('/tls/ask', tlsAskRoute(service.api, { ...hostNames(config), baseDomain: config.baseDomain, controlDomain: config.controlDomain }));
   for (const r of [ingestRouter(service.api), deploysRouter(service.api), keysRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
     app.use(r.routes());
     app.use(r.allowedMethods());
@@ -161,6 +170,8 @@ export async function apexApp(service: Service): Promise<Koa> {
   app.use(portalMiddleware([service.config.baseDomain, ...service.config.aliasDomains]));
   return app;
 }
+
+const isTlsAsk = (url: string | undefined) => url === '/tls/ask' || !!url?.startsWith('/tls/ask?');
 
 const MCP_PATHS = /^\/(?:mcp(?:\/|$)|\.well-known\/oauth-|api\/mcp\/)/;
 
@@ -186,14 +197,17 @@ function lazyMcp(api: ApiContext): Koa.Middleware {
 export async function startHttp(service: Service): Promise<Server> {
   const app = await apexApp(service);
   const apexHandler = app.callback();
-  const apexes = [service.config.baseDomain, ...service.config.aliasDomains];
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
-  const listenNames = listenHostNames(service.config.listen.host);
+  const names = hostNames(service.config);
   const siteDeps = { readModel: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
   // Node's connection sweep is off (both timeouts 0): guardConnections owns every deadline.
   const server = createServer({ headersTimeout: 0, requestTimeout: 0 }, (req, res) => {
-    const target = classifyHost(req.headers.host, apexes, listenNames);
+    const target = classifyHost(req.headers.host, names);
     if (target.kind === 'apex') return void apexHandler(req, res);
+    // A TLS proxy asks by whatever name its network gives the service (a container's
+    // `sites-1`, a cluster's service name), which the service cannot know: the ask (and
+    // only it) is answered on every name that is not a site's; the route checks the peer.
+    if ((target.kind === 'external' || target.kind === 'unknown') && isTlsAsk(req.url)) return void apexHandler(req, res);
     if (target.kind === 'site') {
       serveSite(siteDeps, target.address, req, res).catch((err) => {
         service.log.error('serving failed', { error: String(err) });

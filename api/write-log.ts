@@ -20,6 +20,8 @@ export type AuditEntry = {
   readonly action: string;
   readonly site?: string;
   readonly revision?: string;
+  /** A publish that changed nothing and recorded nothing (spec §4). */
+  readonly unchanged?: true;
   /** What a non-site write acted on: `key:5`, `connection:<id>`, `deploy:<id>`. */
   readonly target?: string;
   readonly outcome: 'ok' | 'refused' | 'failed';
@@ -65,9 +67,9 @@ const ACTIONS: readonly Named[] = [
   { method: 'DELETE', path: /^\/api\/sites\/deleted\/(.+)$/, action: 'purge', captures: 'site' },
   { method: 'PATCH', path: /^\/(?:ingest|api)\/sites\/(.+)$/, action: 'patch', captures: 'site' },
   { method: 'DELETE', path: /^\/(?:ingest|api)\/sites\/(.+)$/, action: 'unpublish', captures: 'site' },
-  { method: 'POST', path: /^\/ingest\/deploys\/?$/, action: 'deploy.create' },
-  { method: 'PUT', path: /^\/ingest\/deploys\/([^/]+)\/files\/[^/]+$/, action: 'deploy.upload', captures: 'deploy' },
-  { method: 'POST', path: /^\/ingest\/deploys\/([^/]+)\/publish$/, action: 'deploy.publish', captures: 'deploy' },
+  { method: 'POST', path: /^\/(?:ingest|api)\/deploys\/?$/, action: 'deploy.create' },
+  { method: 'PUT', path: /^\/(?:ingest|api)\/deploys\/([^/]+)\/files\/[^/]+$/, action: 'deploy.upload', captures: 'deploy' },
+  { method: 'POST', path: /^\/(?:ingest|api)\/deploys\/([^/]+)\/publish$/, action: 'deploy.publish', captures: 'deploy' },
   { method: 'POST', path: /^\/api\/keys\/?$/, action: 'key.create' },
   { method: 'DELETE', path: /^\/api\/keys\/([^/]+)$/, action: 'key.revoke', captures: 'key' },
   { method: 'DELETE', path: /^\/api\/mcp\/connections\/([^/]+)$/, action: 'connection.revoke', captures: 'connection' },
@@ -155,6 +157,7 @@ function entryOf(ctx: Context, write: boolean, status: number, client: string, m
     action: named?.action ?? `${ctx.method} ${ctx.path}`,
     ...(site ? { site } : {}),
     ...(revision ? { revision } : {}),
+    ...(body.unchanged === true ? { unchanged: true as const } : {}),
     ...(target ? { target } : {}),
     outcome: status >= 500 ? 'failed' : failed ? 'refused' : 'ok',
     status,

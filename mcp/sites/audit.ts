@@ -6,7 +6,7 @@ import type { Identity } from '../../domain/auth.ts';
 import type { ErrorCode } from '../../domain/errors.ts';
 
 /** What a tool tells the log about its call: the revision it made live, or why it failed. */
-export type ToolNote = WriteNote & { code?: string; reason?: string };
+export type ToolNote = WriteNote & { unchanged?: boolean; code?: string; reason?: string };
 
 const NOTE = Symbol('tool note');
 
@@ -55,6 +55,7 @@ function toolEntry(name: string, identity: Identity, client: string, args: unkno
     action: `mcp.${name}`,
     ...(site ? { site } : {}),
     ...(note.revision ? { revision: note.revision } : {}),
+    ...(note.unchanged ? { unchanged: true as const } : {}),
     ...(note.target ? { target: note.target } : {}),
     outcome: status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'ok',
     status,

@@ -85,8 +85,12 @@ describe('the write log', () => {
     const v1 = await publish(svc.url, ci, { group: 'docs', slug: 'app', title: 'App' }, { index: '<p>1</p>' });
     const v2 = await publish(svc.url, ci, { group: 'docs', slug: 'app', title: 'App' }, { index: '<p>2</p>' });
     expect([v1.status, v2.status]).toEqual([200, 200]);
-    const published = await lineWith({ msg: 'write', action: 'publish', revision: v2.body.revision });
+    const published = await lineWith({ msg: 'write', action: 'publish', revision: v2.body.revision, unchanged: undefined });
     expect(published).toMatchObject({ level: 'info', actor: `key:${ciId}`, actor_name: 'ci', site: 'docs/app', outcome: 'ok', status: 200, method: 'POST', route: '/ingest/sites', client: '127.0.0.1' });
+    // A re-run that changes nothing (spec §4) is still a write line, marked unchanged.
+    const again = await publish(svc.url, ci, { group: 'docs', slug: 'app', title: 'App' }, { index: '<p>2</p>' });
+    expect(again.body).toMatchObject({ unchanged: true, revision: v2.body.revision });
+    expect(await lineWith({ msg: 'write', action: 'publish', unchanged: true })).toMatchObject({ site: 'docs/app', revision: v2.body.revision, outcome: 'ok' });
 
     expect((await publish(svc.url, ci, { group: 'other', slug: 'x', title: 'X' }, { index: '<p>x</p>' })).status).toBe(403);
     expect(await lineWith({ msg: 'write', action: 'publish', site: 'other/x' })).toMatchObject({

@@ -57,7 +57,7 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
         const entries = toolFiles({ html, files }, api.deps.limits);
         const { site, revision, unchanged } = await publishFiles(api.deps, identity, target, entries);
         const json = siteJson(api, site);
-        return noted(jsonResult({ url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged }), { revision: revision.id });
+        return noted(jsonResult({ url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged }), { revision: revision.id, unchanged });
       }),
   );
 

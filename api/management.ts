@@ -128,7 +128,9 @@ export function managementRouter(api: ApiContext): Router {
     const stream = entry && (await api.deps.blobs.get(entry.hash));
     if (!entry || !stream) throw new NotFoundError(`no file ${path} in this revision`);
     const name = path.slice(path.lastIndexOf('/') + 1);
-    ctx.type = entry.type;
+    // A download, never a resource: with its stored type (text/javascript, text/html…) a
+    // `<script src>` or a frame on the apex could run a publisher's file with the apex's origin.
+    ctx.type = 'application/octet-stream';
     ctx.length = entry.size;
     ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
     inertPublisherBytes(ctx);

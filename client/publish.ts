@@ -72,11 +72,13 @@ export async function publishCommand(argv: readonly string[], io: PublishEnv): P
   if (leftOut.length) io.note(leftOutLine(leftOut, hasIgnoreFile, io.program));
   const cache = openDigestCache(cacheDir(io.env), realpathSync(dir));
   const { result, newFiles, uploadedBytes } = await deploy({ base, key, meta: { ...site, ...(title ? { title } : {}) }, files, cache });
-  io.out(`published ${count(files.length, 'file')} (${newFiles.toLocaleString('en')} new, ${formatBytes(uploadedBytes)} uploaded) to ${result.url} (revision ${result.revision})`);
+  // A re-run CI job publishes what is already live: the service records nothing, and says so.
+  const revision = `revision ${result.revision}${result.unchanged ? ', nothing changed' : ''}`;
+  io.out(`published ${count(files.length, 'file')} (${newFiles.toLocaleString('en')} new, ${formatBytes(uploadedBytes)} uploaded) to ${result.url} (${revision})`);
   if (io.env.GITHUB_OUTPUT) appendFileSync(io.env.GITHUB_OUTPUT, `url=${result.url}\nrevision=${result.revision}\n`);
   if (io.env.GITHUB_STEP_SUMMARY) {
     const path = [site.group, site.slug].filter(Boolean).join('/');
-    appendFileSync(io.env.GITHUB_STEP_SUMMARY, stepSummary({ site: path, url: result.url, revision: result.revision, files: files.length, newFiles, uploadedBytes, leftOut }));
+    appendFileSync(io.env.GITHUB_STEP_SUMMARY, stepSummary({ site: path, url: result.url, revision: result.revision, unchanged: result.unchanged === true, files: files.length, newFiles, uploadedBytes, leftOut }));
   }
   return 0;
 }

@@ -4,6 +4,8 @@ export type SummaryFacts = {
   readonly site: string;
   readonly url: string;
   readonly revision: string;
+  /** The site already had exactly these files: the revision stayed, nothing was recorded. */
+  readonly unchanged: boolean;
   readonly files: number;
   readonly newFiles: number;
   readonly uploadedBytes: number;
@@ -28,7 +30,7 @@ export function stepSummary(f: SummaryFacts): string {
     '| | |',
     '| --- | --- |',
     `| URL | ${f.url.replace(/[|\s]/g, encodeURIComponent)} |`,
-    `| Revision | ${code(f.revision)} |`,
+    `| Revision | ${code(f.revision)}${f.unchanged ? ' (nothing changed: it was already live)' : ''} |`,
     `| Files | ${count(f.files, 'file')}: ${f.newFiles.toLocaleString('en')} new, ${formatBytes(f.uploadedBytes)} uploaded |`,
     `| Left out | ${leftOut} |`,
     '',

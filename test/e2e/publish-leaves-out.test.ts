@@ -60,6 +60,10 @@ describe('a dist holding .env, .git/config, .DS_Store and node_modules/', () => 
     expect(r.stderr).toBe(`${LEFT_OUT_LINE}sites publish --help says how to change it)\n`);
     expect(r.stdout).toMatch(/^published 3 files \(3 new, /);
     await expectOnlyTheSite('docs/cli');
+    // The same folder again (a re-run CI job): the same files leave, and the service records nothing.
+    const again = await svc.cli(['publish', dist, '--site', 'docs/cli', '--key', key, '--url', svc.url]);
+    expect(again.stderr).toBe(r.stderr);
+    expect(again.stdout).toMatch(/^published 3 files \(0 new, 0 B uploaded\) to \S+ \(revision \S+, nothing changed\)\n$/);
   });
 
   it('the client downloaded from /cli/sites.mjs does the same', async () => {

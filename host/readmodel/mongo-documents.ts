@@ -1,5 +1,5 @@
 import type { Filter, IndexDescription, Sort } from 'mongodb';
-import type { ConnectionDoc, DocKind, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import type { ConnectionDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import type { SiteQuery } from '../../projections/read-model.ts';
 import { normalizedSearch, retainedRevisions, siteIndexFields } from './derive.ts';
 
@@ -41,6 +41,8 @@ export type StreamDocument = {
   // Keys
   keyId?: number;
   tokenHash?: string;
+  /** A key's usage stream: the key it records uses of (joined to the key's document when read). */
+  usedKeyId?: number;
   // Connections and OAuth clients
   connectionId?: string;
   createdAt?: string;
@@ -85,6 +87,10 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
       const doc = record.doc as KeyDoc;
       return { ...base, keyId: doc.id, tokenHash: doc.tokenHash };
     }
+    case 'keyuse': {
+      const doc = record.doc as KeyUseDoc;
+      return { ...base, usedKeyId: doc.id };
+    }
     case 'connection': {
       const doc = record.doc as ConnectionDoc;
       return { ...base, connectionId: doc.id, createdAt: doc.createdAt };
@@ -122,6 +128,7 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'retained_favicons', key: { favicons: 1 } },
   { name: 'key_id', key: { keyId: 1 }, unique: true, partialFilterExpression: exists('keyId') },
   { name: 'key_token', key: { tokenHash: 1 }, unique: true, partialFilterExpression: exists('tokenHash') },
+  { name: 'key_use', key: { usedKeyId: 1 }, unique: true, partialFilterExpression: exists('usedKeyId') },
   { name: 'connection_id', key: { connectionId: 1 }, unique: true, partialFilterExpression: exists('connectionId') },
   { name: 'client_id', key: { clientId: 1 }, unique: true, partialFilterExpression: exists('clientId') },
   { name: 'client_unused_expiry', key: { unusedExpiresAt: 1, clientId: 1 }, partialFilterExpression: exists('unusedExpiresAt') },

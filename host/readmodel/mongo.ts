@@ -1,7 +1,7 @@
 import { MongoBulkWriteError, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import type { Recorded } from '../../domain/events.ts';
 import { batchFold, type StreamChange } from '../../projections/batch.ts';
-import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import { withKeyUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
 import type { ProjectionBatch, ReadModel } from '../../projections/read-model.ts';
 import {
   STREAM_INDEXES,
@@ -64,6 +64,19 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
   const docsOf = async <T>(cursor: ReturnType<typeof streams.find>): Promise<T[]> =>
     (await cursor.project<{ doc: T }>({ _id: 0, doc: 1 }).toArray()).map((d) => d.doc);
 
+  /** Key documents with the last use of their usage stream, in one round trip (`key_use` serves the join). */
+  const keysOf = async (filter: Parameters<typeof streams.findOne>[0], sort?: Record<string, 1 | -1>): Promise<KeyDoc[]> => {
+    const rows = await streams
+      .aggregate<{ doc: KeyDoc; used?: string | null }>([
+        { $match: filter },
+        ...(sort ? [{ $sort: sort }] : []),
+        { $lookup: { from: streams.collectionName, localField: 'keyId', foreignField: 'usedKeyId', as: 'use' } },
+        { $project: { _id: 0, doc: 1, used: { $first: '$use.doc.lastUsedAt' } } },
+      ])
+      .toArray();
+    return rows.map((r) => withKeyUse(r.doc, r.used));
+  };
+
   const beginBatch = async (): Promise<ProjectionBatch> => {
     const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
     const fold = batchFold();
@@ -121,9 +134,9 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
 
     listQuarantined: () => docsOf<SiteDoc>(streams.find({ status: 'quarantined' }).sort({ deletedAt: -1, path: 1 })),
 
-    getKey: (id) => docOf<KeyDoc>({ keyId: id }),
-    getKeyByTokenHash: (tokenHash) => docOf<KeyDoc>({ tokenHash }),
-    listKeys: () => docsOf<KeyDoc>(streams.find({ keyId: { $exists: true } }).sort({ keyId: 1 })),
+    getKey: async (id) => (await keysOf({ keyId: id }))[0],
+    getKeyByTokenHash: async (tokenHash) => (await keysOf({ tokenHash }))[0],
+    listKeys: () => keysOf({ keyId: { $exists: true } }, { keyId: 1 }),
     getConnection: (id) => docOf<ConnectionDoc>({ connectionId: id }),
     listConnections: () =>
       docsOf<ConnectionDoc>(streams.find({ connectionId: { $exists: true } }).sort({ createdAt: 1, connectionId: 1 })),

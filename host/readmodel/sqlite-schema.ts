@@ -49,6 +49,13 @@ CREATE TABLE IF NOT EXISTS keys (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS keys_by_token ON keys (token_hash);
 
+-- A key's last use, from its usage stream (keyuse-<id>); merged into the key's document when read.
+CREATE TABLE IF NOT EXISTS key_usage (
+  stream       TEXT PRIMARY KEY,
+  key_id       INTEGER NOT NULL UNIQUE,
+  last_used_at TEXT NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS connections (
   stream     TEXT PRIMARY KEY,
   id         TEXT NOT NULL UNIQUE,
@@ -126,6 +133,8 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  * 2: oauth_clients.unused_expires_at (expiry of unused OAuth client registrations).
  * 3: streams.doc dropped (each document was stored twice; the kind's table keeps it);
  *    revisions_by_favicon partial (without the NULLs).
+ * (key_usage came without a bump: it is new, and fed only by usage streams, which no
+ * earlier log holds, so a file projected before it was added is complete without it.)
  */
 export const SCHEMA_VERSION = 3;
 
@@ -139,4 +148,4 @@ export const SITE_INDEXES: readonly { readonly name: string; readonly sql: strin
 ].map((m) => ({ name: m[1]!, sql: m[0] }));
 
 /** Tables that `reset()` empties: everything projected, and the checkpoint. */
-export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;
+export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'key_usage', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;

@@ -104,6 +104,8 @@ describe('MongoDB site-list translation', () => {
     expect(byId.get('key-2')).toMatchObject({ keyId: 2, tokenHash: 'hash-2' });
     expect(byId.get('key-2')).not.toHaveProperty('path');
     expect(byId.get('sequence-site')).toEqual({ _id: 'sequence-site', kind: 'sequence', revision: 0, doc: null });
+    const use = toStreamDocument({ stream: 'keyuse-2', kind: 'keyuse', revision: 3, doc: { id: 2, lastUsedAt: '2026-03-01T00:00:00.000Z' } });
+    expect(use).toEqual({ _id: 'keyuse-2', kind: 'keyuse', revision: 3, doc: { id: 2, lastUsedAt: '2026-03-01T00:00:00.000Z' }, usedKeyId: 2 });
     const tombstone = toStreamDocument({ stream: 'site-x', kind: 'site', revision: 4, doc: null });
     expect(tombstone).toEqual({ _id: 'site-x', kind: 'site', revision: 4, doc: null });
   });

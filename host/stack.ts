@@ -4,7 +4,8 @@ import type { BlobStore, EventStore } from '../domain/ports.ts';
 import type { ReadModel } from '../projections/read-model.ts';
 import { openFolderBlobStore } from './blobs/folder.ts';
 import type { Config } from './config.ts';
-import { openSqliteEventStore } from './eventstore/sqlite.ts';
+import { esdbPositionKey } from './eventstore/esdb-position.ts';
+import { openSqliteEventStore, sqlitePositionKey } from './eventstore/sqlite.ts';
 import { openSqliteReadModel } from './readmodel/sqlite.ts';
 
 export type Stack = {
@@ -25,8 +26,10 @@ export async function openStack(config: Config): Promise<Stack> {
   const events = config.eventStoreUrl
     ? (await import('./eventstore/esdb.ts')).openEsdbEventStore(config.eventStoreUrl)
     : openSqliteEventStore(join(config.dataDir, 'events.sqlite'));
+  // MongoDB orders the positions of the log it projects to tell committed documents (see streamRevision).
+  const positionKey = config.eventStoreUrl ? esdbPositionKey : sqlitePositionKey;
   const readModel = config.mongoUrl
-    ? await (await import('./readmodel/mongo.ts')).openMongoReadModel(config.mongoUrl)
+    ? await (await import('./readmodel/mongo.ts')).openMongoReadModel(config.mongoUrl, { positionKey })
     : openSqliteReadModel(join(config.dataDir, 'readmodel.sqlite'));
   const blobs = config.s3
     ? await (await import('./blobs/s3.ts')).openS3BlobStore({ ...config.s3, tmpDir: join(config.dataDir, 'tmp', 's3-spool') })

@@ -142,7 +142,8 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       log.site('decks', patched(1, meta('Decks renamed', { date: '2025-05-01' })));
       const newer = log.events.slice(-1);
       await model.apply(newer, last(newer));
-      await model.apply(log.events.slice(0, 5), log.events[4]!.position);
+      // Older events again (a page read twice), committed at the checkpoint already reached.
+      await model.apply(log.events.slice(0, 5), last(log.events));
       expect((await model.getSite('decks'))?.meta.title).toBe('Decks renamed');
       expect(await model.streamRevision(streamOfPath('decks'))).toBe(1);
     });

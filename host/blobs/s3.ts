@@ -6,10 +6,11 @@ import { Agent as HttpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Client } from 'minio';
+import { AccessKeyRequiredError, Client, InvalidArgumentError, InvalidBucketNameError, InvalidEndpointError, InvalidPortError, SecretKeyRequiredError } from 'minio';
 import { InsufficientStorageError } from '../../domain/errors.ts';
 import { classifyS3Error, codeOf, describeS3Error } from './s3-errors.ts';
 import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
+import { ConfigError } from '../config.ts';
 import { assertBlobHash, assertRange, rejectUnexpected, removeStaleTemp, spoolToTemp } from './spool.ts';
 
 export type S3BlobStoreConfig = {
@@ -50,7 +51,7 @@ const RETRY_BASE_MS = 200;
  */
 export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore> {
   const url = parseEndpoint(cfg.endpoint);
-  if (!cfg.bucket) throw new Error('S3 bucket name is empty');
+  if (!cfg.bucket) throw new ConfigError('S3 bucket name is empty');
   const useSSL = url.protocol === 'https:';
   const agent = useSSL ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const options = {
@@ -67,7 +68,12 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
   const client = new Client(options);
   const uploads = new Client({ ...options, retryOptions: { disableRetry: true } });
   const bucket = cfg.bucket;
-  await ensureBucket(client, bucket, cfg.region);
+  try {
+    await ensureBucket(client, bucket, cfg.region);
+  } catch (err) {
+    agent.destroy();
+    throw err;
+  }
 
   const ownTmp = !cfg.tmpDir;
   const tmpDir = cfg.tmpDir ?? (await mkdtemp(join(tmpdir(), 'sites-s3-spool-')));
@@ -210,6 +216,14 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
   };
 }
 
+/** An error that waiting will not cure: the endpoint answered, and refused these credentials or this bucket name. */
+export function s3Refused(err: unknown): boolean {
+  // The client refused the settings itself (bucket name, endpoint, keys).
+  const settings = [InvalidArgumentError, InvalidBucketNameError, InvalidEndpointError, InvalidPortError, AccessKeyRequiredError, SecretKeyRequiredError];
+  if (settings.some((type) => err instanceof type)) return true;
+  return ['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidBucketName', 'AllAccessDisabled'].includes(codeOf(err) ?? '');
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function parseEndpoint(endpoint: string): URL {
@@ -217,13 +231,13 @@ function parseEndpoint(endpoint: string): URL {
   try {
     url = new URL(endpoint);
   } catch {
-    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} is not a URL (expected e.g. http://127.0.0.1:9000)`);
+    throw new ConfigError(`S3 endpoint ${JSON.stringify(endpoint)} is not a URL (expected e.g. http://127.0.0.1:9000)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} must use http or https`);
+    throw new ConfigError(`S3 endpoint ${JSON.stringify(endpoint)} must use http or https`);
   }
   if (url.pathname !== '/' && url.pathname !== '') {
-    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} must not have a path (the bucket is configured separately)`);
+    throw new ConfigError(`S3 endpoint ${JSON.stringify(endpoint)} must not have a path (the bucket is configured separately)`);
   }
   return url;
 }

@@ -66,6 +66,30 @@ export async function openMongoReadModel(url: string, options: MongoReadModelOpt
   }
 }
 
+/**
+ * Answers once the deployment at `url` has a primary this service can write through: a
+ * `ping` on the database, selected like a write, within `timeoutMs` (a replica set not yet
+ * initiated, or electing, has none). Rejects with the driver's error otherwise.
+ */
+export async function probeMongo(url: string, timeoutMs: number): Promise<void> {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs, appName: 'sites-readmodel-probe' });
+  try {
+    await client.connect();
+    await client.db(databaseName(url)).command({ ping: 1 }, { readPreference: 'primary' });
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** An error that waiting will not cure: a malformed URL, or credentials the server refused. */
+export function mongoRefused(err: unknown): boolean {
+  const name = (err as Error | null)?.name ?? '';
+  if (name === 'MongoParseError' || name === 'MongoInvalidArgumentError' || name === 'MongoMissingCredentialsError') return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  // 18 AuthenticationFailed, 13 Unauthorized.
+  return err instanceof MongoServerError && (code === 18 || code === 13);
+}
+
 /** The database named in a MongoDB URL (`mongodb://h:27017/sites?…` → `sites`). */
 export function databaseName(url: string): string {
   const match = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(url);

@@ -93,3 +93,25 @@ describe('MongoDB search text', () => {
     expect(literalPattern('a.b(c)*')).toBe('a\\.b\\(c\\)\\*');
   });
 });
+
+describe('positions as the MongoDB read model orders them', () => {
+  it("orders EventStoreDB's and the embedded log's positions as the logs do", async () => {
+    const fc = (await import('fast-check')).default;
+    const { comparePositions, encodePosition, esdbPositionKey } = await import('../../host/eventstore/esdb-position.ts');
+    const { sqlitePositionKey } = await import('../../host/eventstore/sqlite.ts');
+    const sign = (n: number) => Math.sign(n);
+    const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
+    fc.assert(
+      fc.property(u64, u64, u64, u64, (c1, p1, c2, p2) => {
+        const a = { commit: c1, prepare: p1 };
+        const b = { commit: c2, prepare: p2 };
+        const [ka, kb] = [esdbPositionKey(encodePosition(a)), esdbPositionKey(encodePosition(b))];
+        return (ka < kb ? -1 : ka > kb ? 1 : 0) === sign(comparePositions(a, b));
+      }),
+    );
+    const n = fc.integer({ min: 0, max: 999_999_999_999_999 }); // the embedded log's positions: up to 15 digits
+    fc.assert(fc.property(n, n, (x, y) => (sqlitePositionKey(String(x)) < sqlitePositionKey(String(y))) === (x < y)));
+    expect(() => sqlitePositionKey('1/2')).toThrow();
+    expect(() => esdbPositionKey('12')).toThrow();
+  });
+});

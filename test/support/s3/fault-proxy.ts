@@ -35,7 +35,7 @@ export type FaultProxy = {
  * care which name it is). It counts what passes, and can answer in the server's place to
  * inject failures (a 503 during an upload, a full disk).
  */
-export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+export async function startFaultProxy(upstream: string, port = 0): Promise<FaultProxy> {
   const target = new URL(upstream);
   const requests: SeenRequest[] = [];
   const bodyBytes = new Map<number, number>();
@@ -63,7 +63,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     up.on('error', () => res.destroy());
     pipeline(req, up).catch(() => up.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,

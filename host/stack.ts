@@ -40,7 +40,12 @@ export async function openStack(config: Config, log: Logger = createLogger(confi
       if (!config.eventStoreUrl) return openSqliteEventStore(join(config.dataDir, 'events.sqlite'));
       const url = config.eventStoreUrl;
       const esdb = await import('./eventstore/esdb.ts');
-      await whenReady({ name: 'the event store', where: `EventStoreDB at ${redact(url)}` }, (ms) => esdb.probeEsdb(url, ms), esdb.esdbRefused, wait);
+      const store = {
+        name: 'the event store',
+        where: `EventStoreDB at ${redact(url)}`,
+        refusal: 'the user needs read access to $all and read/write on its streams (README: EventStoreDB with security on)',
+      };
+      await whenReady(store, (ms) => esdb.probeEsdb(url, ms), esdb.esdbRefused, wait);
       return esdb.openEsdbEventStore(url);
     })(),
     (async (): Promise<ReadModel> => {
@@ -83,7 +88,7 @@ export async function openStack(config: Config, log: Logger = createLogger(confi
   };
 }
 
-type StoreName = { readonly name: string; readonly where: string };
+type StoreName = { readonly name: string; readonly where: string; /** What to do about a refusal. */ readonly refusal?: string };
 type Wait = { readonly timeoutMs: number; readonly log: Logger; readonly quiet?: boolean };
 
 /** Time for the first try (a store that is up answers well within it), and the longest of later ones. */
@@ -112,7 +117,9 @@ async function whenReady<T>(store: StoreName, attempt: (tryMs: number) => Promis
       return value;
     } catch (err) {
       const reason = reasonOf(err);
-      if (refused(err) || err instanceof ConfigError) throw new StoreUnavailableError(`${store.name} (${store.where}) refused the service: ${reason}`);
+      if (refused(err) || err instanceof ConfigError) {
+        throw new StoreUnavailableError(`${store.name} (${store.where}) refused the service: ${reason}${store.refusal && refused(err) ? `; ${store.refusal}` : ''}`);
+      }
       if (Date.now() >= deadline) {
         throw new StoreUnavailableError(
           `${store.name} (${store.where}) did not answer within ${seconds(wait.timeoutMs)}: ${reason} (is it running and reachable? SITES_STORE_WAIT sets how long to wait)`,

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { CommandDeps } from '../app/deps.ts';
 import type { IncomingFile } from '../app/publish/publish.ts';
 import type { SiteAddress } from '../domain/paths.ts';
+import type { OutboundHttp } from '../domain/ports.ts';
 import type { ManifestCache } from '../app/queries/manifest-cache.ts';
 import type { ApiConfig, ApiHooks } from './config.ts';
 
@@ -25,4 +26,12 @@ export type ApiContext = {
   readonly connectionUsed: (connectionId: string) => void;
   /** Parsed revision manifests, cached by hash (shared with site serving). */
   readonly manifests: ManifestCache;
+  /**
+   * The service's own HTTP requests, one client per purpose, each with the policy of its
+   * switch (host/outbound/): never imported, always handed in.
+   */
+  readonly outbound: {
+    /** OAuth client ID metadata documents (SITES_OAUTH_ALLOW_PRIVATE_METADATA). */
+    readonly oauthMetadata: OutboundHttp;
+  };
 };

@@ -1,40 +1,19 @@
 import { isIP } from 'node:net';
-import { addressFromHostLabels, type SiteAddress } from '../domain/paths.ts';
-
-export type HostTarget = { kind: 'apex' } | { kind: 'site'; address: SiteAddress } | { kind: 'unknown' };
+import type { HostNames } from '../domain/hosts.ts';
+import type { Config } from './config.ts';
 
 /**
- * Classifies a `Host` header: the apex (or an alias apex) serves the control plane; a
- * name under one of them serves the site its labels spell; anything else is unknown.
- * Ports, case and a trailing dot are ignored; IDN names arrive as punycode labels and
- * are checked like any other label. `direct` names are the apex only as themselves, never
- * as the parent of site hosts: the listen address (see `listenHostNames`). An IP literal
- * is never a site (`127.0.0.1` must not read as a site under an apex `0.1`).
+ * The names the service answers to, from its configuration: the base domain, the aliases
+ * and the control domain (host/config.ts counts it among the aliases) are apexes; sites
+ * are beneath them but for a control domain of its own (spec §1: it serves no sites); the
+ * listen address is the apex only as itself.
  */
-export function classifyHost(rawHost: string | undefined, apexes: readonly string[], direct: readonly string[] = []): HostTarget {
-  if (!rawHost) return { kind: 'unknown' };
-  // The name without its port; an IPv6 literal keeps its brackets ([::1]:8080 → [::1]).
-  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]*)(?::\d+)?$/.exec(rawHost.trim().toLowerCase());
-  if (!m) return { kind: 'unknown' };
-  let host = m[1]!.replace(/\.$/, '');
-  if (host.startsWith('[')) {
-    try {
-      host = `[${normalizeV6(host.slice(1, -1))}]`;
-    } catch {
-      return { kind: 'unknown' };
-    }
-  }
-  if (apexes.includes(host) || direct.includes(host)) return { kind: 'apex' };
-  if (host.startsWith('[') || isIP(host)) return { kind: 'unknown' };
-  // Longest apex first: an alias nested under the base (sites.example.com under example.com) wins.
-  for (const apex of [...apexes].sort((a, b) => b.length - a.length)) {
-    if (apex.startsWith('[') || isIP(apex)) continue;
-    if (host.endsWith(`.${apex}`)) {
-      const address = addressFromHostLabels(host.slice(0, -apex.length - 1));
-      return address ? { kind: 'site', address } : { kind: 'unknown' };
-    }
-  }
-  return { kind: 'unknown' };
+export function hostNames(config: Pick<Config, 'baseDomain' | 'aliasDomains' | 'controlDomain' | 'listen'>): HostNames {
+  return {
+    apexes: [config.baseDomain, ...config.aliasDomains],
+    direct: listenHostNames(config.listen.host),
+    siteless: config.controlDomain === config.baseDomain ? [] : [config.controlDomain],
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Actor } from '../../domain/events.ts';
 import { credentialConnection, isConnectionId, issueTokens, type IssuedTokens } from '../../domain/connection/credentials.ts';
 import { decideGrant, decideRedeem, decideRefresh, decideRevoke, decideUse, type GrantInput, type GrantRefusal, type TokenDecision } from '../../domain/connection/decide.ts';
 import type { ConnectionState } from '../../domain/connection/state.ts';
+import { isMetadataDocumentClientId } from '../../domain/oauth-client/client-id.ts';
 import { decideClientUse } from '../../domain/oauth-client/decide.ts';
 import type { ConnectionDoc } from '../../projections/documents.ts';
 import { projectConnection } from '../../projections/project.ts';
@@ -21,7 +22,11 @@ export type TokenTtl = { readonly accessMs: number; readonly refreshMs: number }
  */
 export async function grantConnection(deps: CycleDeps, actor: Actor, input: Omit<GrantInput, 'now'>): Promise<ConnectionDoc> {
   const now = deps.now();
-  await oauthClientCommands(deps).handle(input.clientId, actor, (state) => decideClientUse(state, { clientId: input.clientId, connectionId: input.id, now }));
+  // A metadata-document client has no registration to mark used (or to expire): the
+  // authorization endpoint has just fetched and checked its document.
+  if (!isMetadataDocumentClientId(input.clientId)) {
+    await oauthClientCommands(deps).handle(input.clientId, actor, (state) => decideClientUse(state, { clientId: input.clientId, connectionId: input.id, now }));
+  }
   const { events } = await connectionCommands(deps).handle(input.id, actor, (state) => decideGrant(state, { ...input, now }));
   // The connection as the read model shows it, from the events just appended (the stream was new).
   return events.reduce<ConnectionDoc | null>(projectConnection, null)!;

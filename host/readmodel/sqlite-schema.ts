@@ -133,10 +133,12 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  * 2: oauth_clients.unused_expires_at (expiry of unused OAuth client registrations).
  * 3: streams.doc dropped (each document was stored twice; the kind's table keeps it);
  *    revisions_by_favicon partial (without the NULLs).
- * (key_usage came without a bump: it is new, and fed only by usage streams, which no
- * earlier log holds, so a file projected before it was added is complete without it.)
+ * 4: site documents say who made their last change (updatedBy), key documents who revoked
+ *    them and when (revokedAt, revokedBy): the rebuild fills them in from the log.
+ *    (key_usage, a key's last use from its usage stream, came with the same version; it alone
+ *    would have needed no bump: only usage streams feed it, and no earlier log has one.)
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Secondary indexes of the site tables. A batch that fills these tables from empty (a

@@ -3,6 +3,8 @@ import type { ApiContext } from '../../api/context.ts';
 import { authenticate } from './bearer.ts';
 import { mountConnectionsApi } from './connections-api.ts';
 import { mountAuthorize } from './oauth/authorize.ts';
+import { registeredClients } from './oauth/authorize-request.ts';
+import { anyClient, createMetadataClients } from './oauth/client-metadata.ts';
 import { createFormSigner } from './oauth/csrf.ts';
 import { mountMetadata } from './oauth/metadata.ts';
 import { mountRegistration } from './oauth/register.ts';
@@ -19,7 +21,8 @@ export function mountMcp(router: Router, api: ApiContext): void {
   const handler = createTransport(api);
   mountMetadata(router, api);
   mountRegistration(router, api);
-  mountAuthorize(router, api, createFormSigner());
+  const metadataClients = createMetadataClients(api.outbound.oauthMetadata, () => api.deps.now().getTime());
+  mountAuthorize(router, api, createFormSigner(), anyClient(metadataClients, registeredClients(api)));
   mountToken(router, api);
   mountConnectionsApi(router, api);
   router.all('/mcp', async (ctx) => {

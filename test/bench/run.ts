@@ -4,7 +4,7 @@
  * in the same run. Quick by default (about 3 minutes on 2 cores); BENCH_FULL=1 runs the
  * issue's full sizes. Overrides: BENCH_FILES, BENCH_MB, BENCH_VERSIONS, BENCH_RUNS, BENCH_SITES,
  * BENCH_DURATION_S (per server and file, split over the BENCH_RUNS serving rounds), BENCH_RSS_FILES (the CLI memory row),
- * BENCH_ONLY=publish,deploys,serving,listing,startup.
+ * BENCH_ONLY=publish,deploys,serving,listing,startup,tls; BENCH_TLS_ASKS (names asked in the TLS ask rows).
  */
 import '../support/localhost-dns.ts';
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { benchListingAndReplay } from './listing.ts';
 import { benchPublish } from './publish.ts';
 import { benchServing } from './serving.ts';
 import { benchStartup } from './startup.ts';
+import { benchTlsAsk } from './tls-ask.ts';
 import { markdownTable, type Row } from './table.ts';
 
 const env = process.env;
@@ -32,7 +33,7 @@ const params = {
   rounds: num('BENCH_ROUNDS', full ? 5 : 1),
   durationMs: num('BENCH_DURATION_S', full ? 10 : 5) * 1000,
 };
-const only = new Set((env.BENCH_ONLY ?? 'publish,deploys,serving,listing,startup').split(','));
+const only = new Set((env.BENCH_ONLY ?? 'publish,deploys,serving,listing,startup,tls').split(','));
 const started = Date.now();
 const log = (s: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${s}\n`);
 
@@ -48,6 +49,7 @@ if (only.has('deploys')) rows.push(...(await benchDeploys({ files: params.files,
 if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, durationMs: params.durationMs, warmupMs: 1000, rounds: params.runs }, log)));
 if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50) }, log)));
 if (only.has('startup')) rows.push(...(await benchStartup({ runs: params.runs }, log)));
+if (only.has('tls')) rows.push(...(await benchTlsAsk({ sites: params.sites, asks: num('BENCH_TLS_ASKS', full ? 20_000 : 5_000) }, log)));
 
 const text = [
   `## Benchmark (${full ? 'full' : 'quick'} run, ${new Date().toISOString().slice(0, 10)})`,

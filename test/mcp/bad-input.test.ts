@@ -111,12 +111,16 @@ describe('MCP connector: bad input is refused as the OAuth and MCP specs say, an
     const { authorizationUrl } = await authorization(svc, client.client_id!);
     const plain = new URL(authorizationUrl);
     plain.searchParams.set('code_challenge_method', 'plain');
+    // Found before the user decided anything: an error page, never a redirect (spec §2).
     const r1 = await fetch(plain, { headers: { 'Remote-User': 'admin' }, redirect: 'manual' });
-    expect(new URL(r1.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    expect(r1.status).toBe(400);
+    expect(r1.headers.get('location')).toBeNull();
+    expect(await r1.text()).toContain('invalid_request');
     const none = new URL(authorizationUrl);
     none.searchParams.delete('code_challenge');
     const r2 = await fetch(none, { headers: { 'Remote-User': 'admin' }, redirect: 'manual' });
-    expect(new URL(r2.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    expect(r2.status).toBe(400);
+    expect(r2.headers.get('location')).toBeNull();
   });
 
   it('wrong PKCE verifier → invalid_grant; a reused code → invalid_grant and the tokens it gave are revoked', async () => {
@@ -138,7 +142,9 @@ describe('MCP connector: bad input is refused as the OAuth and MCP specs say, an
     const { body: client } = await register(svc);
     const other = await authorization(svc, client.client_id!, 'https://other.example/mcp');
     const r = await fetch(other.authorizationUrl, { headers: { 'Remote-User': 'admin' }, redirect: 'manual' });
-    expect(new URL(r.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+    expect(r.status).toBe(400); // an error page: nothing is redirected before the user decides
+    expect(r.headers.get('location')).toBeNull();
+    expect(await r.text()).toContain('invalid_target');
     const { authorizationUrl, codeVerifier } = await authorization(svc, client.client_id!);
     const code = (await approve(svc.url, authorizationUrl)).searchParams.get('code')!;
     const res = await tokenRequest(svc.url, { grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: REDIRECT, client_id: client.client_id!, resource: 'https://other.example/mcp' });

@@ -10,10 +10,11 @@ import type { ApiContext } from '../../api/context.ts';
 import { parseCidr } from '../../host/config.ts';
 import { startOAuthClientExpiryJob } from '../../host/oauth-client-job.ts';
 import type { Service } from '../../host/service.ts';
-import { isApexOrigin, peerAddress } from '../../mcp/sites/http.ts';
-import { checkAuthorizeRequest, readParams } from '../../mcp/sites/oauth/authorize-request.ts';
+import { peerAddress } from '../../api/peer-address.ts';
+import { isApexOrigin } from '../../mcp/sites/http.ts';
+import { checkAuthorizeRequest as checkWith, readParams, registeredClients, type AuthorizeParams } from '../../mcp/sites/oauth/authorize-request.ts';
 import { createRateLimiter, limiterKey } from '../../mcp/sites/oauth/rate-limit.ts';
-import { checkRedirectUri } from '../../mcp/sites/oauth/redirect-uris.ts';
+import { checkRedirectUri, matchRedirectUri } from '../../mcp/sites/oauth/redirect-uris.ts';
 import type { OAuthClientDoc } from '../../projections/documents.ts';
 
 const HOUR = 3_600_000;
@@ -122,6 +123,21 @@ describe('redirect URI allow-list', () => {
   });
 });
 
+describe('redirect URI matching', () => {
+  it('is exact, except the port of an http loopback URI (RFC 8252 §7.3), which keeps host, path and query', () => {
+    const registered = ['http://127.0.0.1/callback', 'http://localhost:3000/cb?x=1', 'http://[::1]/cb', 'https://agent.example/cb', 'com.example.app:/cb'];
+    expect(matchRedirectUri(registered, 'https://agent.example/cb')).toBe('https://agent.example/cb');
+    for (const ok of ['http://127.0.0.1:53123/callback', 'http://127.0.0.1/callback', 'http://localhost:4000/cb?x=1', 'http://[::1]:9/cb']) expect(matchRedirectUri(registered, ok), ok).toBe(ok);
+    for (const bad of [
+      'http://127.0.0.1:53123/callback/', 'http://127.0.0.1:53123/other', 'http://127.0.0.1:53123/callback?x=1', 'http://127.0.0.2:53123/callback',
+      'http://localhost:53123/callback', 'https://127.0.0.1:53123/callback', 'https://agent.example:8443/cb', 'http://agent.example/cb',
+      'http://evil@127.0.0.1:5/callback', 'http://127.0.0.1:5/callback#x', 'http://127.0.0.1:080/callback', 'com.example.app:/cb2', '',
+    ]) {
+      expect(matchRedirectUri(registered, bad), bad).toBeUndefined();
+    }
+  });
+});
+
 describe('authorization request check (injected clock)', () => {
   const T0 = Date.parse('2026-05-01T08:00:00.000Z');
   const client = (extra: Partial<OAuthClientDoc> = {}): OAuthClientDoc => ({
@@ -141,6 +157,7 @@ describe('authorization request check (injected clock)', () => {
       deps: { readModel: { getOAuthClient: async (id: string) => (id === doc.clientId ? doc : undefined) }, now: () => new Date(now) },
       apexOrigin: () => 'https://sites.example',
     }) as unknown as ApiContext;
+  const checkAuthorizeRequest = (api: ApiContext, p: AuthorizeParams) => checkWith(api, p, registeredClients(api));
   const request = (redirect = 'https://agent.example/cb') => {
     const read = readParams(new URLSearchParams({ client_id: 'c1', redirect_uri: redirect, response_type: 'code', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }));
     if (!read.ok) throw new Error(read.message);

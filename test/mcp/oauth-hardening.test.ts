@@ -159,12 +159,60 @@ describe('OAuth authorize: answers go only to a registered redirect URI', () => 
     await expectErrorPage(await get(`${svc.url}/mcp/oauth/authorize?redirect_uri=${encodeURIComponent(REDIRECT)}`, 'admin'));
   });
 
-  it('legit: errors found after the client and redirect URI check out go back to the registered URI', async () => {
-    const res = await get(authRequest(svc, clientId, { response_type: 'token' }).url);
-    expect(res.status).toBe(302);
-    const back = new URL(res.headers.get('location')!);
+  it('attack (issue 24 item 11): a client registered with an evil landing page cannot use authorize as an open redirect', async () => {
+    // Anyone can register https://evil.example/landing; a registered URI proves nothing.
+    const landing = 'https://evil.example/landing';
+    const evilClient = await newClient(svc, [landing]);
+    const bad: Record<string, string>[] = [
+      { response_type: 'x' },
+      { response_type: 'token' },
+      { response_type: '' },
+      { code_challenge: '' },
+      { code_challenge_method: 'plain' },
+      { code_challenge_method: '' },
+      { code_challenge: 'short' },
+      { scope: 'admin' },
+      { scope: 'publish  purge' },
+      { scope: 'publish "x"' },
+      { resource: 'https://other.example/mcp' },
+    ];
+    for (const extra of bad) {
+      const { url, params } = authRequest(svc, evilClient, { redirect_uri: landing, ...extra });
+      for (const user of [undefined, 'admin', 'viewer']) {
+        const res = await get(url, user);
+        await expectErrorPage(res);
+      }
+      // The same request posted as a form (no signed field: it never got that far) is a page too.
+      const posted = await fetch(`${svc.url}/mcp/oauth/authorize`, {
+        method: 'POST',
+        body: params,
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Remote-User': 'admin', Origin: svc.url },
+      });
+      await expectErrorPage(posted);
+    }
+    // The page says what is wrong, in the portal's look, and names the OAuth error for developers.
+    const page = await (await get(authRequest(svc, evilClient, { redirect_uri: landing, response_type: 'x' }).url, 'admin')).text();
+    expect(page).toContain('unsupported_response_type');
+    expect(page).toContain('class="topbar"');
+    expect(page).not.toMatch(/<a /);
+  });
+
+  it('legit: only the answer to the signed-in user\'s own decision goes to the registered URI, with iss', async () => {
+    const { hidden } = await consentForm(authRequest(svc, clientId).url);
+    const denied = await submitConsent(svc.url, hidden, { decision: 'deny' });
+    expect(denied.status).toBe(303);
+    const back = new URL(denied.headers.get('location')!);
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
-    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'unsupported_response_type', state: 'st-7', iss: svc.url });
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', state: 'st-7', iss: svc.url });
+    // A scope of known capabilities prefills the form; approving sends the code with iss.
+    const { html } = await consentForm(authRequest(svc, clientId, { scope: 'rollback unpublish offline_access' }).url);
+    expect(html).toMatch(/value="unpublish" checked/);
+    expect(html).toMatch(/value="rollback" checked/);
+    expect(html).not.toMatch(/value="publish" checked/);
+    const approved = await approve(svc.url, authRequest(svc, clientId).url, { kind: 'group', group: 'bots' });
+    expect(approved.searchParams.get('code')).toBeTruthy();
+    expect(approved.searchParams.get('iss')).toBe(svc.url);
   });
 
   it('legit: registration, consent and code exchange still work end to end', async () => {

@@ -9,7 +9,8 @@ import { ConfigError, inCidrs, loadConfig, parseCidr, parseDuration } from '../.
 import { youngGarbageHint } from '../../host/gc-hint.ts';
 import { formatBytes, plural } from '../../host/cli/format.ts';
 import { serviceUrl } from '../../host/cli/service-url.ts';
-import { classifyHost, listenHostNames } from '../../host/hosts.ts';
+import { classifyHost as classify, type HostNames } from '../../domain/hosts.ts';
+import { hostNames, listenHostNames } from '../../host/hosts.ts';
 import { parseRange } from '../../host/serve-site.ts';
 import { resolvePath } from '../../host/site-resolve.ts';
 
@@ -218,30 +219,52 @@ describe('CIDRs', () => {
   });
 });
 
+/** The classifier with the apexes and direct names as separate lists, as these tests were written. */
+const classifyHost = (host: string | undefined, apexes: readonly string[], direct: readonly string[] = []) => classify(host, { apexes, direct } satisfies HostNames);
+
 describe('classifyHost', () => {
   const apexes = ['sites.test', 'alias.example'];
   it('the apex and alias apexes, whatever port, case or trailing dot', () => {
     for (const host of ['sites.test', 'SITES.test:8080', 'sites.test.', 'alias.example', 'Alias.Example.:443']) {
-      expect(classifyHost(host, apexes), host).toEqual({ kind: 'apex' });
+      expect(classifyHost(host, apexes), host).toMatchObject({ kind: 'apex' });
     }
   });
 
   it('site hosts spell the address right to left', () => {
-    expect(classifyHost('demo.sites.test', apexes)).toEqual({ kind: 'site', address: { group: '', slug: 'demo' } });
-    expect(classifyHost('App.Docs.sites.test:8080', apexes)).toEqual({ kind: 'site', address: { group: 'docs', slug: 'app' } });
-    expect(classifyHost('a.sub.grp.alias.example.', apexes)).toEqual({ kind: 'site', address: { group: 'grp/sub', slug: 'a' } });
-    expect(classifyHost('xn--bcher-kva.sites.test', apexes)).toEqual({ kind: 'site', address: { group: '', slug: 'xn--bcher-kva' } });
+    expect(classifyHost('demo.sites.test', apexes)).toMatchObject({ kind: 'site', address: { group: '', slug: 'demo' } });
+    expect(classifyHost('App.Docs.sites.test:8080', apexes)).toMatchObject({ kind: 'site', address: { group: 'docs', slug: 'app' } });
+    expect(classifyHost('a.sub.grp.alias.example.', apexes)).toMatchObject({ kind: 'site', address: { group: 'grp/sub', slug: 'a' } });
+    expect(classifyHost('xn--bcher-kva.sites.test', apexes)).toMatchObject({ kind: 'site', address: { group: '', slug: 'xn--bcher-kva' } });
   });
 
   it('an alias apex nested under the base is an apex, and its sites belong to it', () => {
     const nested = ['example.com', 'sites.example.com'];
-    expect(classifyHost('sites.example.com', nested)).toEqual({ kind: 'apex' });
-    expect(classifyHost('a.sites.example.com', nested)).toEqual({ kind: 'site', address: { group: '', slug: 'a' } });
+    expect(classifyHost('sites.example.com', nested)).toMatchObject({ kind: 'apex' });
+    expect(classifyHost('a.sites.example.com', nested)).toMatchObject({ kind: 'site', address: { group: '', slug: 'a' } });
+  });
+
+  it('a control domain of its own serves no site under it, even beneath an alias (issue 24 item 10)', () => {
+    // Sites on usercontent.test, and on the alias example; the portal on portal.example.
+    const names = hostNames(loadConfig({ SITES_BASE_DOMAIN: 'usercontent.test', SITES_ALIAS_DOMAINS: 'example', SITES_CONTROL_DOMAIN: 'portal.example' }));
+    for (const host of ['portal.example', 'PORTAL.example:443']) expect(classify(host, names), host).toMatchObject({ kind: 'apex' });
+    for (const host of ['app.docs.portal.example', 'demo.portal.example:8080', 'a.b.portal.example.']) expect(classify(host, names), host).toEqual({ kind: 'unknown' });
+    expect(classify('app.docs.usercontent.test', names)).toMatchObject({ kind: 'site', address: { group: 'docs', slug: 'app' } });
+    expect(classify('demo.example', names)).toMatchObject({ kind: 'site', address: { group: '', slug: 'demo' } });
+    // A base domain nested under the control domain keeps its sites (the longer apex wins).
+    const nested = hostNames(loadConfig({ SITES_BASE_DOMAIN: 'sites.portal.example', SITES_CONTROL_DOMAIN: 'portal.example' }));
+    expect(classify('a.sites.portal.example', nested)).toMatchObject({ kind: 'site', address: { group: '', slug: 'a' } });
+    expect(classify('a.portal.example', nested)).toEqual({ kind: 'unknown' });
+    // Without a control domain of its own, the base domain has its sites as ever.
+    expect(classify('app.docs.usercontent.test', hostNames(loadConfig({ SITES_BASE_DOMAIN: 'usercontent.test' })))).toMatchObject({ kind: 'site' });
   });
 
   it('anything else is unknown', () => {
-    for (const host of [undefined, '', 'a.b.c.d.sites.test', 'other.test', 'xsites.test', 'bücher.sites.test', 'a_b.sites.test', '[::1]:8080', '[::1]', '127.0.0.1:8080', '.sites.test']) {
+    for (const host of [undefined, '', 'a.b.c.d.sites.test', 'bücher.sites.test', 'a_b.sites.test', '[::1]:8080', '[::1]', '127.0.0.1:8080', '.sites.test', 'a..b.test', 'bücher.test']) {
       expect(classifyHost(host, apexes), String(host)).toEqual({ kind: 'unknown' });
+    }
+    // Well-formed names under no apex: no site's, but what a custom domain will be (spec §15).
+    for (const host of ['other.test', 'xsites.test', 'Docs.Acme.COM.:443', 'sites-1:8080']) {
+      expect(classifyHost(host, apexes), host).toEqual({ kind: 'external', name: host.toLowerCase().replace(/\.?(:\d+)?$/, '') });
     }
   });
 });
@@ -261,14 +284,15 @@ describe('the listen address as an apex', () => {
     const apexes = ['sites.test'];
     const direct = [...listenHostNames('127.0.0.1'), ...listenHostNames('::1')];
     for (const host of ['127.0.0.1:8080', '127.0.0.1', '[::1]:8080', '[::1]', '[0:0::1]:8080', 'localhost:8080', 'LOCALHOST', 'sites.test']) {
-      expect(classifyHost(host, apexes, direct), host).toEqual({ kind: 'apex' });
+      expect(classifyHost(host, apexes, direct), host).toMatchObject({ kind: 'apex' });
     }
-    for (const host of ['127.0.0.2:8080', '[::2]', '[::1', '[zz]:80', 'app.docs.localhost:8080', 'a.127.0.0.1']) {
+    for (const host of ['127.0.0.2:8080', '[::2]', '[::1', '[zz]:80', 'a.127.0.0.1']) {
       expect(classifyHost(host, apexes, direct), host).toEqual({ kind: 'unknown' });
     }
-    expect(classifyHost('app.docs.sites.test', apexes, direct)).toEqual({ kind: 'site', address: { group: 'docs', slug: 'app' } });
+    expect(classifyHost('app.docs.localhost:8080', apexes, direct)).toEqual({ kind: 'external', name: 'app.docs.localhost' });
+    expect(classifyHost('app.docs.sites.test', apexes, direct)).toMatchObject({ kind: 'site', address: { group: 'docs', slug: 'app' } });
     // With the default base domain localhost, its sites stay sites.
-    expect(classifyHost('app.docs.localhost:8080', ['localhost'], listenHostNames('127.0.0.1'))).toEqual({ kind: 'site', address: { group: 'docs', slug: 'app' } });
+    expect(classifyHost('app.docs.localhost:8080', ['localhost'], listenHostNames('127.0.0.1'))).toMatchObject({ kind: 'site', address: { group: 'docs', slug: 'app' } });
     // An apex that an IPv4 literal ends with does not make the literal a site host.
     expect(classifyHost('127.0.0.1', ['0.1'])).toEqual({ kind: 'unknown' });
     expect(classifyHost('10.0.0.1', ['1'])).toEqual({ kind: 'unknown' });

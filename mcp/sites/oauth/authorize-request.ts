@@ -1,9 +1,10 @@
 import type { ApiContext } from '../../../api/context.ts';
 import { isCodeChallenge } from '../../../domain/connection/credentials.ts';
+import { CAPABILITIES, isCapability, type Capability } from '../../../domain/grants.ts';
 import { unusedExpired } from '../../../domain/oauth-client/state.ts';
 import type { OAuthClientDoc } from '../../../projections/documents.ts';
 import { sameResource, urls } from '../http.ts';
-import { isAllowedRedirectUri } from './redirect-uris.ts';
+import { isAllowedRedirectUri, matchRedirectUri } from './redirect-uris.ts';
 
 /** The parameters of an authorization request (OAuth 2.1 §4.1.1, RFC 7636, RFC 8707). */
 export type AuthorizeParams = {
@@ -14,9 +15,10 @@ export type AuthorizeParams = {
   readonly code_challenge_method: string;
   readonly state: string;
   readonly resource: string;
+  readonly scope: string;
 };
 
-export const PARAM_NAMES = ['client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'resource'] as const;
+export const PARAM_NAMES = ['client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'resource', 'scope'] as const;
 
 /**
  * Reads the request parameters from ONE source (the query of a GET, the form of a POST).
@@ -39,12 +41,35 @@ export const paramList = (p: AuthorizeParams): string[] => PARAM_NAMES.map((n) =
 /** Where an answer may be sent: one of the client's registered redirect URIs, as registered. */
 export type RedirectTarget = { readonly redirectUri: string; readonly state: string };
 
-export type Checked =
-  /** Client or redirect URI cannot be trusted: show an error page, never redirect (OAuth 2.1 §4.1.2.1). */
-  | { kind: 'page'; status: number; message: string }
-  /** Any other problem goes back to the client's registered redirect URI. */
-  | { kind: 'redirect'; client: OAuthClientDoc; target: RedirectTarget; error: string; description: string }
-  | { kind: 'ok'; client: OAuthClientDoc; target: RedirectTarget; resource: string };
+/**
+ * A client the authorization endpoint can answer: a dynamically registered one (RFC 7591,
+ * from the read model) or one described by its client ID metadata document.
+ */
+export type AuthClient = {
+  readonly clientId: string;
+  readonly name: string;
+  readonly redirectUris: readonly string[];
+  readonly clientUri?: string;
+  /**
+   * A metadata-document client: the host name of its `client_id` URL. It served the
+   * document, so it is the one thing about the client the server has checked; the consent
+   * page shows it prominently (the name is whatever the document says).
+   */
+  readonly metadataHost?: string;
+};
+
+/** Finds the client a request names, or says (in plain words) why it cannot be used. */
+export type ClientLookup = (clientId: string) => Promise<{ ok: true; client: AuthClient } | { ok: false; message: string }>;
+
+/** An error page: a title, a sentence for the person, and the OAuth error code for the developer. */
+export type PageError = { kind: 'page'; status: number; message: string; code: string };
+
+/**
+ * Nothing found before the signed-in user's own approve or deny is ever redirected (spec §2):
+ * anyone can register a client with any https redirect URI, so a redirect to a registered
+ * URI with an error would make this endpoint an open redirector. Every problem is a page.
+ */
+export type Checked = PageError | { kind: 'ok'; client: AuthClient; target: RedirectTarget; resource: string; scope: readonly Capability[] };
 
 /**
  * A registration never used for a consent ends at its `unusedExpiresAt` (24 hours). The
@@ -52,29 +77,59 @@ export type Checked =
  */
 const expired = (client: OAuthClientDoc, now: Date): boolean => unusedExpired(client.unusedExpiresAt, now);
 
-export async function checkAuthorizeRequest(api: Pick<ApiContext, 'deps' | 'apexOrigin'>, p: AuthorizeParams): Promise<Checked> {
-  if (!p.client_id) return { kind: 'page', status: 400, message: 'The request names no client (client_id is missing).' };
-  const found = await api.deps.readModel.getOAuthClient(p.client_id);
-  const client = found && !expired(found, api.deps.now()) ? found : undefined;
-  if (!client) return { kind: 'page', status: 400, message: 'The client is not registered with this server. Ask the application to connect again.' };
-  // The target is the registered string itself, never the request's copy of it.
-  const registered = p.redirect_uri ? client.redirectUris.find((u) => u === p.redirect_uri) : undefined;
+/** The registered clients of the read model (RFC 7591), as the authorization endpoint sees them. */
+export function registeredClients(api: Pick<ApiContext, 'deps'>): ClientLookup {
+  return async (clientId) => {
+    const found = await api.deps.readModel.getOAuthClient(clientId);
+    if (!found || expired(found, api.deps.now())) {
+      return { ok: false, message: 'The application is not registered with this server (or its registration expired). Ask it to connect again.' };
+    }
+    return { ok: true, client: { clientId: found.clientId, name: found.name, redirectUris: found.redirectUris, ...(found.clientUri ? { clientUri: found.clientUri } : {}) } };
+  };
+}
+
+/** Scope tokens the server knows besides the capabilities: refresh tokens are always issued. */
+const EXTRA_SCOPES = new Set(['offline_access']);
+/** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), separated by single spaces. */
+const SCOPE_SYNTAX = /^[\x21\x23-\x5b\x5d-\x7e]+(?: [\x21\x23-\x5b\x5d-\x7e]+)*$/;
+export const SCOPES_SUPPORTED: readonly string[] = [...CAPABILITIES, ...EXTRA_SCOPES];
+
+/** The capabilities a `scope` asks for (they prefill the consent form), or why it is refused. */
+function readScope(scope: string): { ok: true; caps: Capability[] } | { ok: false; message: string } {
+  if (scope === '') return { ok: true, caps: [] };
+  if (scope.length > 1000 || !SCOPE_SYNTAX.test(scope)) return { ok: false, message: 'The requested scope is not a list of scope names separated by spaces.' };
+  const tokens = scope.split(' ');
+  const unknown = tokens.find((t) => !isCapability(t) && !EXTRA_SCOPES.has(t));
+  if (unknown !== undefined) {
+    return { ok: false, message: `The application asks for the scope ${JSON.stringify(unknown.slice(0, 60))}, which this server does not know (known: ${SCOPES_SUPPORTED.join(', ')}).` };
+  }
+  return { ok: true, caps: CAPABILITIES.filter((c) => tokens.includes(c)) };
+}
+
+export async function checkAuthorizeRequest(api: Pick<ApiContext, 'apexOrigin'>, p: AuthorizeParams, findClient: ClientLookup): Promise<Checked> {
+  const page = (code: string, message: string): PageError => ({ kind: 'page', status: 400, code, message });
+  if (!p.client_id) return page('invalid_request', 'The request names no application (client_id is missing).');
+  const found = await findClient(p.client_id);
+  if (!found.ok) return page('invalid_client', found.message);
+  const { client } = found;
+  // The target is the registered string itself (a loopback one with the request's port).
+  const registered = matchRedirectUri(client.redirectUris, p.redirect_uri);
   if (registered === undefined) {
-    return { kind: 'page', status: 400, message: 'The redirect URI is not one the client registered, so this request cannot be answered.' };
+    return page('invalid_request', 'The address the application wants the answer sent to (redirect_uri) is not one it registered, so this request cannot be answered.');
   }
   // Registered before the allow-list existed (view-source:, ws:, …): never redirected to.
   if (!isAllowedRedirectUri(registered)) {
-    return { kind: 'page', status: 400, message: 'The client registered a redirect URI this server does not redirect to. Ask the application to register again.' };
+    return page('invalid_request', 'The application registered an address (redirect_uri) this server does not send answers to. Ask it to register again.');
   }
-  const target: RedirectTarget = { redirectUri: registered, state: p.state };
-  const back = (error: string, description: string): Checked => ({ kind: 'redirect', client, target, error, description });
-  if (p.response_type !== 'code') return back('unsupported_response_type', 'only response_type=code is supported');
-  if (!p.code_challenge) return back('invalid_request', 'code_challenge is required (PKCE)');
-  if (p.code_challenge_method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256');
-  if (!isCodeChallenge(p.code_challenge)) return back('invalid_request', 'code_challenge is not a S256 challenge');
+  if (p.response_type !== 'code') return page('unsupported_response_type', 'The application asked for a kind of answer this server does not give: only response_type=code is supported.');
+  if (!p.code_challenge) return page('invalid_request', 'The request has no PKCE code_challenge; this server requires one (S256).');
+  if (p.code_challenge_method !== 'S256') return page('invalid_request', 'The request must use PKCE with code_challenge_method=S256 (plain is not accepted).');
+  if (!isCodeChallenge(p.code_challenge)) return page('invalid_request', 'The PKCE code_challenge is not an S256 challenge.');
+  const scope = readScope(p.scope);
+  if (!scope.ok) return page('invalid_scope', scope.message);
   const { resource } = urls(api);
-  if (p.resource && !sameResource(p.resource, resource)) return back('invalid_target', `this server only grants access to ${resource}`);
-  return { kind: 'ok', client, target, resource };
+  if (p.resource && !sameResource(p.resource, resource)) return page('invalid_target', `The application asks for access to ${p.resource.slice(0, 200)}, but this server only grants access to ${resource}.`);
+  return { kind: 'ok', client, target: { redirectUri: registered, state: p.state }, resource, scope: scope.caps };
 }
 
 /** The registered redirect URI with the response parameters (and RFC 9207 `iss`). */

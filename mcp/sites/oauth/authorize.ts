@@ -5,9 +5,10 @@ import { signedInUser } from '../../../api/auth.ts';
 import { grantConnection } from '../../../app/connections/connections.ts';
 import { newConnectionId, newCredential } from '../../../domain/connection/credentials.ts';
 import { DomainError } from '../../../domain/errors.ts';
+import { isMetadataDocumentClientId } from '../../../domain/oauth-client/client-id.ts';
 import { validateGrant, type Grant } from '../../../domain/grants.ts';
 import { BodyTooLarge, isApexOrigin, mediaType, readBody } from '../http.ts';
-import { checkAuthorizeRequest, PARAM_NAMES, paramList, readParams, redirectTo, type RedirectTarget } from './authorize-request.ts';
+import { checkAuthorizeRequest, PARAM_NAMES, paramList, readParams, redirectTo, registeredClients, type ClientLookup, type RedirectTarget } from './authorize-request.ts';
 import { consentPage, messagePage, type ConsentChoice } from './consent-page.ts';
 import type { FormSigner } from './csrf.ts';
 
@@ -55,9 +56,10 @@ function approver(api: ApiContext, ctx: Context): { user: string } | { status: n
   return { user };
 }
 
-function prefill(api: ApiContext): ConsentChoice {
+/** The consent form as it opens: the configured group, and what the client's `scope` asks for (else publish). */
+function prefill(api: ApiContext, scope: readonly string[]): ConsentChoice {
   const group = api.config.mcp.group;
-  return { kind: group === '' ? 'all' : 'group', group, site: '', caps: ['publish'] };
+  return { kind: group === '' ? 'all' : 'group', group, site: '', caps: scope.length > 0 ? scope : ['publish'] };
 }
 
 /** The approver's choice as a grant; ValidationError names what is wrong with it. */
@@ -72,56 +74,69 @@ function grantOf(choice: ConsentChoice): Grant {
 /**
  * The authorization endpoint. GET shows the consent screen on the forward-auth plane;
  * POST (the form) approves, creating the connection and its one-time code, or denies.
- * Until the client and the redirect URI are known to be registered, every answer is a
- * page; afterwards answers go only to the registered URI (sendBack).
+ * Every problem found before the signed-in user decides is an error page (spec §2: a
+ * registered redirect URI proves nothing, anyone can register one); only the answer to
+ * the user's own approve or deny goes to the registered URI (sendBack).
  */
-export function mountAuthorize(router: Router, api: ApiContext, signer: FormSigner): void {
-  const cannot = (ctx: Context, status: number, message: string) => html(ctx, status, messagePage('Cannot connect', message));
+export function mountAuthorize(router: Router, api: ApiContext, signer: FormSigner, clients: ClientLookup = registeredClients(api)): void {
+  type Who = ReturnType<typeof approver>;
+  const userOf = (who: Who) => ('user' in who ? who.user : undefined);
+  const cannot = (ctx: Context, who: Who, status: number, message: string, code?: string) => html(ctx, status, messagePage('Cannot connect', message, code, userOf(who)));
+  const notAllowed = (ctx: Context, who: { status: number; message: string }) => html(ctx, who.status, messagePage('Not allowed', who.message));
 
   router.get('/mcp/oauth/authorize', async (ctx) => {
-    const read = readParams(new URLSearchParams(ctx.querystring));
-    if (!read.ok) return cannot(ctx, 400, read.message);
-    const params = read.params;
-    const checked = await checkAuthorizeRequest(api, params);
-    if (checked.kind === 'page') return cannot(ctx, checked.status, checked.message);
-    if (checked.kind === 'redirect') return sendBack(ctx, api, checked.target, { error: checked.error, error_description: checked.description });
     const who = approver(api, ctx);
-    if ('status' in who) return html(ctx, who.status, messagePage('Not allowed', who.message));
+    const read = readParams(new URLSearchParams(ctx.querystring));
+    if (!read.ok) return cannot(ctx, who, 400, read.message);
+    const params = read.params;
+    // A metadata document is fetched for someone who may approve, never for anyone who asks:
+    // otherwise any visitor could make the service send requests wherever they like.
+    if ('status' in who && isMetadataDocumentClientId(params.client_id)) return notAllowed(ctx, who);
+    const checked = await checkAuthorizeRequest(api, params, clients);
+    if (checked.kind === 'page') return cannot(ctx, who, checked.status, checked.message, checked.code);
+    if ('status' in who) return notAllowed(ctx, who);
     const csrf = signer.sign([who.user, ...paramList(params)]);
-    html(ctx, 200, consentPage({ client: checked.client, params, user: who.user, csrf, base: api.config.baseDomain, choice: prefill(api) }));
+    html(ctx, 200, consentPage({ client: checked.client, params, user: who.user, csrf, base: api.config.baseDomain, choice: prefill(api, checked.scope) }));
   });
 
   router.post('/mcp/oauth/authorize', async (ctx) => {
+    const who = approver(api, ctx);
     // The form carries the request; a second copy in the query would be a second opinion.
     const query = new URLSearchParams(ctx.querystring);
-    if (PARAM_NAMES.some((n) => query.has(n))) return cannot(ctx, 400, 'Send the authorization parameters in the consent form only, not in the address.');
+    if (PARAM_NAMES.some((n) => query.has(n))) return cannot(ctx, who, 400, 'Send the authorization parameters in the consent form only, not in the address.');
     let form: URLSearchParams;
     try {
-      if (mediaType(ctx) !== 'application/x-www-form-urlencoded') return cannot(ctx, 415, 'Submit the consent form.');
+      if (mediaType(ctx) !== 'application/x-www-form-urlencoded') return cannot(ctx, who, 415, 'Submit the consent form.');
       form = new URLSearchParams((await readBody(ctx, 64 * 1024)).toString('utf8'));
     } catch (err) {
-      if (err instanceof BodyTooLarge) return cannot(ctx, 413, err.message);
+      if (err instanceof BodyTooLarge) return cannot(ctx, who, 413, err.message);
       throw err;
     }
     const read = readParams(form);
-    if (!read.ok) return cannot(ctx, 400, read.message);
+    if (!read.ok) return cannot(ctx, who, 400, read.message);
     const repeated = SINGLE_FIELDS.find((n) => form.getAll(n).length > 1);
-    if (repeated) return cannot(ctx, 400, `The form names ${repeated} more than once.`);
+    if (repeated) return cannot(ctx, who, 400, `The form names ${repeated} more than once.`);
     const params = read.params;
-    const checked = await checkAuthorizeRequest(api, params);
-    if (checked.kind === 'page') return cannot(ctx, checked.status, checked.message);
-    const who = approver(api, ctx);
-    if ('status' in who) return html(ctx, who.status, messagePage('Not allowed', who.message));
     // A cross-site post: another site's page (published sites are same-site with the apex).
     // Behind a proxy on another port or scheme the apex host still names itself in Origin.
     // The signed field is the real check: no other page can have it.
-    const site = ctx.get('sec-fetch-site');
-    const origin = ctx.get('origin');
-    const foreign = (site !== '' && site !== 'same-origin' && site !== 'none') || (origin !== '' && !isApexOrigin(api, origin));
-    if (foreign || !signer.verify(form.get('csrf') ?? '', [who.user, ...paramList(params)])) {
-      return html(ctx, 403, messagePage('Form expired', 'This consent form is stale or was not shown by this server. Start the connection again from the application.'));
+    const genuine = (user: string) => {
+      const site = ctx.get('sec-fetch-site');
+      const origin = ctx.get('origin');
+      const foreign = (site !== '' && site !== 'same-origin' && site !== 'none') || (origin !== '' && !isApexOrigin(api, origin));
+      return !foreign && signer.verify(form.get('csrf') ?? '', [user, ...paramList(params)]);
+    };
+    const expiredForm = () =>
+      html(ctx, 403, messagePage('Form expired', 'This consent form is stale or was not shown by this server. Start the connection again from the application.', undefined, userOf(who)));
+    // As on the GET: a document is fetched only for an approver, and here only for a form this server signed for them.
+    if (isMetadataDocumentClientId(params.client_id)) {
+      if ('status' in who) return notAllowed(ctx, who);
+      if (!genuine(who.user)) return expiredForm();
     }
-    if (checked.kind === 'redirect') return sendBack(ctx, api, checked.target, { error: checked.error, error_description: checked.description });
+    const checked = await checkAuthorizeRequest(api, params, clients);
+    if (checked.kind === 'page') return cannot(ctx, who, checked.status, checked.message, checked.code);
+    if ('status' in who) return notAllowed(ctx, who);
+    if (!genuine(who.user)) return expiredForm();
     if (form.get('decision') !== 'approve') {
       return sendBack(ctx, api, checked.target, { error: 'access_denied', error_description: `${who.user} denied the request` });
     }
@@ -156,7 +171,7 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
       });
     } catch (err) {
       // The registration expired while the form was open: the client is unknown now.
-      if (err instanceof DomainError && err.code === 'not_found') return cannot(ctx, 400, 'The client is not registered with this server. Ask the application to connect again.');
+      if (err instanceof DomainError && err.code === 'not_found') return cannot(ctx, who, 400, 'The client is not registered with this server. Ask the application to connect again.');
       throw err;
     }
     sendBack(ctx, api, checked.target, { code });

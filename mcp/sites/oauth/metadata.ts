@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { ApiContext } from '../../../api/context.ts';
 import { urls } from '../http.ts';
+import { SCOPES_SUPPORTED } from './authorize-request.ts';
 
 /**
  * Discovery documents: RFC 9728 protected-resource metadata (at the root and at the
@@ -30,7 +31,12 @@ export function mountMetadata(router: Router, api: ApiContext): void {
       grant_types_supported: ['authorization_code', 'refresh_token'],
       token_endpoint_auth_methods_supported: ['none'],
       code_challenge_methods_supported: ['S256'],
+      // Only here, not in the resource metadata: hosts request every scope listed there, and a
+      // scope only prefills the consent form, which should open with publish alone.
+      scopes_supported: SCOPES_SUPPORTED,
       authorization_response_iss_parameter_supported: true,
+      // A client_id may be the https URL of the client's metadata document (client-metadata.ts).
+      client_id_metadata_document_supported: true,
     };
   };
   const send = (doc: () => object) => (ctx: import('koa').Context) => {

@@ -51,3 +51,32 @@ export function checkRedirectUri(raw: unknown): RedirectUriRefusal | undefined {
 }
 
 export const isAllowedRedirectUri = (raw: string): boolean => checkRedirectUri(raw) === undefined;
+
+/** Loopback IP literals and `localhost`, as they appear in `URL.hostname`. */
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The registered redirect URI a request's `redirect_uri` names, as the string answers go to;
+ * undefined when it names none. Exact string equality, with one exception RFC 8252 §7.3
+ * requires: for an `http` loopback URI the port may differ, since a native app listens on
+ * whatever port is free and a metadata document cannot know it in advance. Then the answer
+ * goes to the registered URI with the request's port (the same scheme, loopback host, path
+ * and query), so it still reaches nothing but the user's own machine.
+ */
+export function matchRedirectUri(registered: readonly string[], requested: string): string | undefined {
+  if (!requested) return undefined;
+  const exact = registered.find((u) => u === requested);
+  if (exact !== undefined) return exact;
+  if (checkRedirectUri(requested) !== undefined || !requested.startsWith('http://')) return undefined;
+  const asked = new URL(requested);
+  if (!LOOPBACK_HOSTNAMES.has(asked.hostname)) return undefined;
+  for (const uri of registered) {
+    if (!uri.startsWith('http://') || !URL.canParse(uri)) continue;
+    const target = new URL(uri);
+    if (target.hostname !== asked.hostname || target.pathname !== asked.pathname || target.search !== asked.search) continue;
+    target.port = asked.port;
+    // Only when the request wrote it exactly as the server would: the code is bound to this string.
+    if (target.toString() === requested) return requested;
+  }
+  return undefined;
+}

@@ -1,7 +1,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
+import { checkClientIdUrl } from './client-metadata.ts';
 import { redeemCode, refreshConnection, type TokenOutcome, type TokenTtl } from '../../../app/connections/connections.ts';
+import { isMetadataDocumentClientId } from '../../../domain/oauth-client/client-id.ts';
 import { BodyTooLarge, mediaType, oauthError, readBody, sameResource, urls } from '../http.ts';
 
 /** The client id of a public client: in the body, or as the user of HTTP Basic (RFC 6749 §2.3.1). */
@@ -43,8 +45,10 @@ export function mountToken(router: Router, api: ApiContext): void {
     }
     const clientId = clientIdOf(ctx, form);
     if (!clientId) return oauthError(ctx, 401, 'invalid_client', 'client_id is required');
-    const client = await api.deps.readModel.getOAuthClient(clientId);
-    if (!client) {
+    // A metadata-document client is not looked up (nor its document fetched: this endpoint is
+    // unauthenticated): its code and refresh token are bound to its client_id, which is checked.
+    const known = isMetadataDocumentClientId(clientId) ? checkClientIdUrl(clientId) === undefined : (await api.deps.readModel.getOAuthClient(clientId)) !== undefined;
+    if (!known) {
       ctx.set('WWW-Authenticate', 'Basic realm="mcp"');
       return oauthError(ctx, 401, 'invalid_client', 'unknown client_id: register the client first');
     }

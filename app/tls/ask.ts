@@ -1,0 +1,70 @@
+import { classifyHost, type HostKind, type HostNames } from '../../domain/hosts.ts';
+import { fullPath } from '../../domain/paths.ts';
+import type { ReadModel } from '../../projections/read-model.ts';
+
+/**
+ * `GET /tls/ask?domain=` (spec §15): may a TLS-terminating proxy obtain a certificate for
+ * this name? Yes for every name the service answers as itself or as a live site's host, no
+ * for everything else, so a stranger pointing names at the proxy cannot make it request
+ * certificates (and burn the CA's rate limits) for hosts that serve nothing.
+ *
+ * It reads only the read model (one indexed lookup at most, none for a name that cannot be
+ * ours), never a blob: the proxy asks on the first TLS handshake for every new name, and an
+ * answer must stay well under a millisecond at any number of sites.
+ */
+
+export type CertificateNames = HostNames & {
+  /** SITES_BASE_DOMAIN. */
+  readonly baseDomain: string;
+  /** SITES_CONTROL_DOMAIN (the base domain unless set). */
+  readonly controlDomain: string;
+};
+
+/** The read-model lookups an answer may need: one per kind of host that depends on state. */
+export type CertificateFacts = {
+  /** Is there a live site at this full path (hidden ones included: hidden means unlisted)? */
+  readonly liveSite: (path: string) => Promise<boolean>;
+};
+
+/** A DNS name as a certificate names it: letters, digits, dots and hyphens (no port, no wildcard, no IP in brackets). */
+const CERT_NAME = /^[a-z0-9.-]{1,253}$/;
+
+/**
+ * The answer for one host kind. Each kind of host is one case; the exhaustive switch makes
+ * a new kind (a preview, a permalink, a custom domain) a compile error until it is given
+ * its answer here.
+ */
+export function certificateAllowed(host: HostKind, names: CertificateNames, facts: CertificateFacts): boolean | Promise<boolean> {
+  switch (host.kind) {
+    // The base domain, an alias, the control domain; not the listen address (an IP literal,
+    // or localhost), which no public CA certifies and no proxy serves by name.
+    case 'apex':
+      return !host.direct;
+    // A site's host, while the site is live (quarantined and purged ones are not). Under a
+    // control domain of its own nothing is a site host: sites live under the base domain, and
+    // the names beneath the control domain are the portal's neighbours (README, Security).
+    case 'site':
+      if (host.apex === names.controlDomain && names.controlDomain !== names.baseDomain) return false;
+      return facts.liveSite(fullPath(host.address));
+    // Not a name under any apex. Custom domains (spec §15) will be answered here: yes when
+    // attached to a live site.
+    case 'external':
+      return false;
+    case 'unknown':
+      return false;
+    default:
+      return unreachable(host);
+  }
+}
+
+/** The whole question: is `domain` a name to certify? */
+export async function askCertificate(deps: { readonly readModel: Pick<ReadModel, 'getSite'> }, names: CertificateNames, domain: string): Promise<boolean> {
+  const name = domain.toLowerCase();
+  if (!CERT_NAME.test(name) || name.endsWith('.')) return false;
+  const facts: CertificateFacts = { liveSite: async (path) => (await deps.readModel.getSite(path))?.status === 'live' };
+  return certificateAllowed(classifyHost(name, names), names, facts);
+}
+
+function unreachable(host: never): never {
+  throw new Error(`unhandled host kind ${JSON.stringify(host)}`);
+}

@@ -1,0 +1,190 @@
+import { lookup } from 'node:dns/promises';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import type { OutboundHttp, OutboundRefusal, OutboundRequest, OutboundResponse } from '../../domain/ports.ts';
+import { classifyAddress } from './address-policy.ts';
+
+/** Resolves a host name to every address it has now (dns.lookup: what the OS resolver answers). */
+export type Resolver = (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+
+export type OutboundOptions = {
+  /**
+   * Allow loopback, private and other non-public destinations, and `http:`. For a service
+   * whose receivers (webhook relays, a client's metadata server) live on its own network.
+   */
+  readonly allowPrivate: boolean;
+  /** Whole-request deadline: resolution, connection, TLS, headers and body. */
+  readonly timeoutMs: number;
+  /** The most response body bytes read; more ends the request (`too_large`). */
+  readonly maxBytes: number;
+  readonly userAgent?: string;
+  /** Tests only: a resolver standing in for DNS. */
+  readonly resolve?: Resolver;
+};
+
+const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+/** A destination that passed the checks: the URL and the one address the connection goes to. */
+type Destination = { readonly url: URL; readonly hostname: string; readonly address: string };
+
+const refusal = (reason: OutboundRefusal['reason'], message: string): { ok: false; refusal: OutboundRefusal } => ({ ok: false, refusal: { reason, message } });
+
+/**
+ * The outbound HTTP client (DESIGN.md "Trust boundary"). Every request resolves the host
+ * itself, checks every address it resolves to, and connects to the first one by address
+ * (TLS still verifies the certificate for the host name), so the name cannot resolve to
+ * something else between the check and the connection (DNS rebinding); the next request
+ * resolves and checks again. A name with any refused address is refused as a whole.
+ * Redirects come back as they are, never followed; no connection is reused; the answer
+ * is not decompressed (`Accept-Encoding: identity`), so `maxBytes` bounds what is held.
+ */
+export function createOutbound(opts: OutboundOptions): OutboundHttp {
+  const resolve = opts.resolve ?? systemResolver;
+
+  async function destination(raw: string, aborted: Promise<never>): Promise<{ ok: true; dest: Destination } | { ok: false; refusal: OutboundRefusal }> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return refusal('url', 'the address is not an absolute URL');
+    }
+    if (url.protocol !== 'https:' && !(opts.allowPrivate && url.protocol === 'http:')) {
+      return refusal('scheme', `only https URLs are fetched${opts.allowPrivate ? ' (or http)' : ''}, not ${url.protocol}`);
+    }
+    if (url.username || url.password) return refusal('url', 'the URL carries user information');
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    let addresses: readonly { address: string }[];
+    if (isIP(hostname)) {
+      addresses = [{ address: hostname }];
+    } else {
+      try {
+        addresses = await Promise.race([resolve(hostname), aborted]);
+      } catch (err) {
+        if (err instanceof Timeout) throw err;
+        return refusal('dns', `${hostname} does not resolve (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      }
+      if (addresses.length === 0) return refusal('dns', `${hostname} does not resolve`);
+    }
+    if (!opts.allowPrivate) {
+      for (const { address } of addresses) {
+        const verdict = classifyAddress(address);
+        if (!verdict.allowed) {
+          const where = address === hostname ? address : `${hostname} resolves to ${address}`;
+          return refusal('address', `${where}, a ${verdict.range} address: the service does not connect to its own network`);
+        }
+      }
+    }
+    return { ok: true, dest: { url, hostname, address: addresses[0]!.address } };
+  }
+
+  function send(dest: Destination, req: OutboundRequest, maxBytes: number, signal: AbortSignal): Promise<{ ok: true; response: OutboundResponse } | { ok: false; refusal: OutboundRefusal }> {
+    const { url, hostname, address } = dest;
+    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
+    const headers: Record<string, string> = {
+      'user-agent': opts.userAgent ?? 'sites-service',
+      'accept-encoding': 'identity',
+      ...Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+      host: url.host,
+      ...(body ? { 'content-length': String(body.byteLength) } : {}),
+    };
+    const options: https.RequestOptions = {
+      host: address,
+      port: url.port || (url.protocol === 'https:' ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      method: req.method ?? 'GET',
+      headers,
+      agent: false,
+      signal,
+      // SNI and certificate verification for the name, while the socket goes to the checked address.
+      ...(isIP(hostname) ? {} : { servername: hostname }),
+    };
+    return new Promise((settle) => {
+      let done = false;
+      const finish = (result: { ok: true; response: OutboundResponse } | { ok: false; refusal: OutboundRefusal }) => {
+        if (done) return;
+        done = true;
+        settle(result);
+      };
+      const tooLarge = () => refusal('too_large', `the answer is larger than ${maxBytes} bytes`);
+      const request = (url.protocol === 'https:' ? https : http).request(options, (res: IncomingMessage) => {
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          finish(tooLarge());
+          return void request.destroy();
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            finish(tooLarge());
+            return void request.destroy();
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => finish({ ok: true, response: { status: res.statusCode ?? 0, headers: flatHeaders(res), body: Buffer.concat(chunks) } }));
+        res.on('error', () => undefined); // reported through the request's error
+      });
+      request.on('error', (err: NodeJS.ErrnoException) => {
+        if (signal.aborted) return finish(refusal('timeout', `no complete answer from ${url.host} in time`));
+        finish(refusal('network', `${url.host}: ${err.code ?? err.message}`));
+      });
+      request.end(body);
+    });
+  }
+
+  return {
+    async check(url) {
+      const clock = deadline(opts.timeoutMs);
+      try {
+        const result = await destination(url, clock.aborted);
+        return result.ok ? undefined : result.refusal;
+      } catch (err) {
+        if (err instanceof Timeout) return { reason: 'timeout', message: `the name did not resolve in ${opts.timeoutMs} ms` };
+        throw err;
+      } finally {
+        clock.clear();
+      }
+    },
+    async request(req) {
+      const timeoutMs = Math.min(req.timeoutMs ?? opts.timeoutMs, opts.timeoutMs);
+      const maxBytes = Math.min(req.maxBytes ?? opts.maxBytes, opts.maxBytes);
+      const clock = deadline(timeoutMs);
+      try {
+        const checked = await destination(req.url, clock.aborted);
+        if (!checked.ok) return checked;
+        return await send(checked.dest, req, maxBytes, clock.signal);
+      } catch (err) {
+        if (err instanceof Timeout) return refusal('timeout', `no complete answer in ${timeoutMs} ms`);
+        throw err;
+      } finally {
+        clock.clear();
+      }
+    },
+  };
+}
+
+/** One deadline for a whole request: aborts the connection and rejects `aborted` (DNS lookups cannot be cancelled). */
+function deadline(ms: number) {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Timeout());
+    }, ms);
+  });
+  aborted.catch(() => undefined);
+  return { aborted, signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+class Timeout extends Error {}
+
+function flatHeaders(res: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}

@@ -1,0 +1,226 @@
+/**
+ * The outbound HTTP client (host/outbound/) as an attacker would aim it: every class of
+ * address the service must not reach on its own, a name resolving to loopback, a DNS answer
+ * that changes, a redirect to loopback, slow and oversized answers. A local server counts
+ * what actually arrived, so "refused" means nothing was sent.
+ */
+import { execFile } from 'node:child_process';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classifyAddress } from '../../host/outbound/address-policy.ts';
+import { createOutbound, type Resolver } from '../../host/outbound/client.ts';
+import { createTestPki } from '../support/tls.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+const REFUSED: Record<string, string[]> = {
+  loopback: ['127.0.0.1', '127.1.2.3', '::1'],
+  private: ['10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1'],
+  'link-local, cloud metadata': ['169.254.169.254', '169.254.0.1', 'fe80::1'],
+  'carrier-grade NAT (Alibaba metadata)': ['100.64.0.1', '100.100.100.200'],
+  'unique-local (AWS IPv6 metadata)': ['fc00::1', 'fd00:ec2::254'],
+  'IPv4-mapped and IPv4-carrying IPv6': ['::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:8.8.8.8', '64:ff9b::a00:1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+  'unspecified, broadcast, multicast': ['0.0.0.0', '0.1.2.3', '255.255.255.255', '224.0.0.1', '::', 'ff02::1'],
+  'documentation, benchmarking, reserved': ['192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '240.0.0.1', '192.0.0.8', '2001:db8::1', 'fec0::1', '4000::1'],
+  'not a plain address': ['fe80::1%eth0', '0x7f.1', '2130706433', 'localhost', ''],
+};
+const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e'];
+
+type Hits = { count: number; last?: IncomingMessage };
+
+async function listen(handler: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<{ server: Server; port: number; hits: Hits }> {
+  const hits: Hits = { count: 0 };
+  const server = createServer((req, res) => {
+    hits.count++;
+    hits.last = req;
+    handler(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as AddressInfo).port, hits };
+}
+
+describe('outbound address policy (ipaddr.js)', () => {
+  for (const [kind, addresses] of Object.entries(REFUSED)) {
+    it(`refuses ${kind}`, () => {
+      for (const a of addresses) expect(classifyAddress(a).allowed, a).toBe(false);
+    });
+  }
+  it('allows ordinary public IPv4 and IPv6 unicast', () => {
+    for (const a of PUBLIC) expect(classifyAddress(a), a).toEqual({ allowed: true });
+  });
+});
+
+describe('outbound client', () => {
+  let target: Awaited<ReturnType<typeof listen>>;
+  let sink: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    sink = await listen((_req, res) => res.end('secret from the inside'));
+    target = await listen((req, res) => {
+      if (req.url === '/redirect') {
+        res.writeHead(302, { Location: `http://127.0.0.1:${sink.port}/admin` });
+        return void res.end();
+      }
+      if (req.url === '/big') return void res.end('x'.repeat(2048));
+      if (req.url === '/big-chunked') {
+        res.write('x'.repeat(600));
+        setTimeout(() => res.end('y'.repeat(600)), 10);
+        return;
+      }
+      if (req.url === '/slow') return void setTimeout(() => res.end('late'), 3_000);
+      if (req.url === '/trickle') {
+        res.write('a');
+        const t = setInterval(() => res.write('a'), 100);
+        req.on('close', () => clearInterval(t));
+        return;
+      }
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ host: req.headers.host, method: req.method }));
+    });
+  });
+  afterAll(async () => {
+    for (const s of [target?.server, sink?.server]) {
+      s?.closeAllConnections();
+      await new Promise((r) => s?.close(r));
+    }
+  });
+
+  const strict = (resolve?: Resolver) => createOutbound({ allowPrivate: false, timeoutMs: 1_000, maxBytes: 1024, ...(resolve ? { resolve } : {}) });
+  const lax = (resolve?: Resolver) => createOutbound({ allowPrivate: true, timeoutMs: 1_000, maxBytes: 1024, ...(resolve ? { resolve } : {}) });
+
+  it('attack: an IP literal of every refused class → refused before anything is sent', async () => {
+    const before = target.hits.count;
+    for (const addresses of Object.values(REFUSED)) {
+      for (const a of addresses.filter((x) => x.includes('.') || x.includes(':')).filter((x) => !x.includes('%') && !/^0x|^\d+$/.test(x))) {
+        const host = a.includes(':') ? `[${a}]` : a;
+        const result = await strict().request({ url: `https://${host}:${target.port}/` });
+        expect(result.ok, a).toBe(false);
+        if (!result.ok) expect(result.refusal.reason, `${a}: ${result.refusal.message}`).toBe('address');
+      }
+    }
+    expect(target.hits.count).toBe(before);
+  });
+
+  it('attack: http, other schemes and user info are refused; http only with the switch', async () => {
+    for (const url of [`http://127.0.0.1:${target.port}/`, 'http://example.com/', 'ftp://example.com/', 'file:///etc/passwd', 'gopher://127.0.0.1:6379/_INFO']) {
+      const r = await strict().request({ url });
+      expect(!r.ok && r.refusal.reason, url).toBe('scheme');
+    }
+    const userinfo = await strict().request({ url: 'https://user:pw@example.com/' });
+    expect(!userinfo.ok && userinfo.refusal.reason).toBe('url');
+    expect(!(await strict().request({ url: 'not a url' })).ok).toBe(true);
+    const allowed = await lax().request({ url: `http://127.0.0.1:${target.port}/` });
+    expect(allowed.ok && allowed.response.status).toBe(200);
+  });
+
+  it('attack: a DNS name resolving to loopback (the real resolver: localhost) → refused; with the switch it connects', async () => {
+    const before = target.hits.count;
+    const r = await strict().request({ url: `https://localhost:${target.port}/` });
+    expect(!r.ok && r.refusal).toMatchObject({ reason: 'address' });
+    expect(!r.ok && r.refusal.message).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+    expect(target.hits.count).toBe(before);
+    expect(await strict().check(`https://localhost:${target.port}/`)).toMatchObject({ reason: 'address' });
+    const ok = await lax().request({ url: `http://localhost:${target.port}/` });
+    expect(ok.ok).toBe(true);
+  });
+
+  it('attack: a name with one public and one private address is refused as a whole', async () => {
+    const both: Resolver = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }];
+    const r = await strict(both).request({ url: 'https://mixed.example/' });
+    expect(!r.ok && r.refusal.message).toMatch(/mixed\.example resolves to 10\.0\.0\.5, a private address/);
+    const metadata: Resolver = async () => [{ address: '169.254.169.254', family: 4 }];
+    expect(await strict(metadata).check('https://metadata.google.internal/computeMetadata/v1/')).toMatchObject({ reason: 'address' });
+    const mapped: Resolver = async () => [{ address: '::ffff:127.0.0.1', family: 6 }];
+    expect(await strict(mapped).check('https://mapped.example/')).toMatchObject({ reason: 'address' });
+  });
+
+  it('attack: DNS rebinding: the name is resolved and checked again at every request', async () => {
+    const answers = ['93.184.216.34', '127.0.0.1'];
+    const calls: string[] = [];
+    const rebinding: Resolver = async (host) => {
+      calls.push(host);
+      return [{ address: answers.shift() ?? '127.0.0.1', family: 4 }];
+    };
+    const client = strict(rebinding);
+    expect(await client.check('https://rebind.example/')).toBeUndefined(); // public the first time
+    expect(await client.check('https://rebind.example/')).toMatchObject({ reason: 'address' }); // loopback now
+    expect(calls).toEqual(['rebind.example', 'rebind.example']);
+  });
+
+  it('pins the connection to the address it checked: one resolution per request, never a second one by the socket', async () => {
+    let calls = 0;
+    const pinned: Resolver = async (host) => {
+      calls++;
+      // Node's own resolver does not know this name: a second lookup would fail.
+      return host === 'pinned.test' ? [{ address: '127.0.0.1', family: 4 }] : [];
+    };
+    const client = lax(pinned);
+    for (let i = 1; i <= 2; i++) {
+      const r = await client.request({ url: `http://pinned.test:${target.port}/` });
+      expect(r.ok).toBe(true);
+      if (r.ok) expect(JSON.parse(Buffer.from(r.response.body).toString())).toEqual({ host: `pinned.test:${target.port}`, method: 'GET' });
+      expect(calls).toBe(i);
+    }
+    const unknown = await client.request({ url: `http://nowhere.test:${target.port}/` });
+    expect(!unknown.ok && unknown.refusal.reason).toBe('dns');
+  });
+
+  it('attack: a redirect to loopback is not followed (not even with the switch on): the 302 comes back as it is', async () => {
+    const before = sink.hits.count;
+    const r = await lax().request({ url: `http://127.0.0.1:${target.port}/redirect` });
+    expect(r.ok && r.response.status).toBe(302);
+    expect(r.ok && r.response.headers.location).toBe(`http://127.0.0.1:${sink.port}/admin`);
+    expect(sink.hits.count).toBe(before);
+  });
+
+  it('bounds the answer: over maxBytes (declared or streamed) → too_large; a request may lower the bound, never raise it', async () => {
+    const declared = await lax().request({ url: `http://127.0.0.1:${target.port}/big` });
+    expect(!declared.ok && declared.refusal.reason).toBe('too_large');
+    const streamed = await lax().request({ url: `http://127.0.0.1:${target.port}/big-chunked` });
+    expect(!streamed.ok && streamed.refusal.reason).toBe('too_large');
+    const raised = await lax().request({ url: `http://127.0.0.1:${target.port}/big`, maxBytes: 1_000_000 });
+    expect(!raised.ok && raised.refusal.reason).toBe('too_large');
+    const lowered = await lax().request({ url: `http://127.0.0.1:${target.port}/`, maxBytes: 5 });
+    expect(!lowered.ok && lowered.refusal.reason).toBe('too_large');
+  });
+
+  it('bounds the time: a slow answer or a body that never ends → timeout at the deadline', async () => {
+    for (const path of ['/slow', '/trickle']) {
+      const started = Date.now();
+      const r = await lax().request({ url: `http://127.0.0.1:${target.port}${path}`, timeoutMs: 300 });
+      expect(!r.ok && r.refusal.reason, path).toBe('timeout');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
+    const hanging: Resolver = () => new Promise(() => undefined);
+    const r = await strict(hanging).request({ url: 'https://hangs.example/', timeoutMs: 200 });
+    expect(!r.ok && r.refusal.reason).toBe('timeout');
+  });
+
+  it('https to a pinned address still verifies the certificate for the host name (own CA via NODE_EXTRA_CA_CERTS)', async () => {
+    const pki = await createTestPki();
+    const { key, cert } = await pki.issue(['DNS:pinned.test']);
+    const server = createHttpsServer({ key, cert }, (_req, res) => res.end('tls ok'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const probe = async (url: string, ...names: string[]) => {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/outbound-probe.ts'), url, ...names], {
+        cwd: ROOT,
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: pki.caFile },
+      });
+      return JSON.parse(stdout.trim().split('\n').pop()!);
+    };
+    try {
+      expect(await probe(`https://pinned.test:${port}/`, 'pinned.test=127.0.0.1')).toEqual({ ok: true, status: 200, body: 'tls ok' });
+      // Same address, another name: the certificate is not for it.
+      const other = await probe(`https://other.test:${port}/`, 'other.test=127.0.0.1');
+      expect(other).toMatchObject({ ok: false, refusal: { reason: 'network' } });
+      expect(other.refusal.message).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  }, 30_000);
+});

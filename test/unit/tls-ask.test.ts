@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { askCertificate, certificateAllowed, type CertificateNames } from '../../app/tls/ask.ts';
+import { classifyHost, isIpLiteral } from '../../domain/hosts.ts';
+import type { SiteDoc } from '../../projections/documents.ts';
+
+const names: CertificateNames = {
+  apexes: ['sites.test', 'alias.test', 'control.test'],
+  direct: ['127.0.0.1', 'localhost'],
+  baseDomain: 'sites.test',
+  controlDomain: 'control.test',
+};
+
+/** A read model holding these sites (path → status), recording every lookup. */
+function readModel(sites: Record<string, SiteDoc['status']>) {
+  const lookups: string[] = [];
+  return {
+    lookups,
+    readModel: {
+      getSite: async (path: string) => {
+        lookups.push(path);
+        const status = sites[path];
+        return status ? ({ path, status } as SiteDoc) : undefined;
+      },
+    },
+  };
+}
+
+describe('the TLS ask decision (spec §15)', () => {
+  it('one answer per kind of host: apex yes, listen address no, site when live, external (until custom domains) and unknown no', async () => {
+    const facts = { liveSite: async (path: string) => path === 'docs/app' };
+    expect(certificateAllowed({ kind: 'apex', name: 'sites.test', direct: false }, names, facts)).toBe(true);
+    expect(certificateAllowed({ kind: 'apex', name: '127.0.0.1', direct: true }, names, facts)).toBe(false);
+    expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'app' }, apex: 'sites.test' }, names, facts)).toBe(true);
+    expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'web' }, apex: 'sites.test' }, names, facts)).toBe(false);
+    expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'app' }, apex: 'control.test' }, names, facts)).toBe(false);
+    expect(certificateAllowed({ kind: 'external', name: 'docs.acme.com' }, names, facts)).toBe(false);
+    expect(certificateAllowed({ kind: 'unknown' }, names, facts)).toBe(false);
+  });
+
+  it('a control domain that is the base domain has its sites like the base', async () => {
+    const same = { ...names, apexes: ['sites.test'], controlDomain: 'sites.test' };
+    const { readModel: rm } = readModel({ demo: 'live' });
+    expect(await askCertificate({ readModel: rm }, same, 'sites.test')).toBe(true);
+    expect(await askCertificate({ readModel: rm }, same, 'demo.sites.test')).toBe(true);
+  });
+
+  it('only a live site: quarantined, purged (no document) and absent ones are refused', async () => {
+    const { readModel: rm } = readModel({ 'docs/app': 'live', 'docs/old': 'quarantined', 'grp/sub/a': 'live' });
+    const answer = (d: string) => askCertificate({ readModel: rm }, names, d);
+    expect(await answer('app.docs.sites.test')).toBe(true);
+    expect(await answer('a.sub.grp.alias.test')).toBe(true);
+    expect(await answer('old.docs.sites.test')).toBe(false);
+    expect(await answer('gone.docs.sites.test')).toBe(false);
+  });
+
+  it('names that cannot be ours cost no read-model lookup', async () => {
+    const { readModel: rm, lookups } = readModel({ demo: 'live' });
+    const refused = ['', 'example.com', 'demo.other.test', 'a.b.c.d.sites.test', 'demo..sites.test', 'demo.sites.test.', 'demo.sites.test:443', '*.sites.test',
+      '10.0.0.1', '[::1]', 'localhost', '127.0.0.1', 'x'.repeat(300), 'demo.control.test', 'de_mo.sites.test'];
+    for (const d of refused) expect(await askCertificate({ readModel: rm }, names, d), d).toBe(false);
+    expect(lookups).toEqual([]);
+    expect(await askCertificate({ readModel: rm }, names, 'demo.sites.test')).toBe(true);
+    expect(lookups).toEqual(['demo']);
+  });
+});
+
+describe('classifyHost for certificates', () => {
+  it('says which apex matched, and whether it is the listen address', () => {
+    expect(classifyHost('Alias.Test:8443', names)).toEqual({ kind: 'apex', name: 'alias.test', direct: false });
+    expect(classifyHost('localhost', names)).toEqual({ kind: 'apex', name: 'localhost', direct: true });
+    expect(classifyHost('a.sub.grp.control.test', names)).toEqual({ kind: 'site', address: { group: 'grp/sub', slug: 'a' }, apex: 'control.test' });
+  });
+
+  it('every name a URL parser reads as IPv4 is an IP literal, never a site', () => {
+    for (const host of ['10.0.0.1', '127.1', '0x7f.1', '1.2.3.4.5', 'a.sites.test.9', '[::1]']) expect(isIpLiteral(host), host).toBe(true);
+    for (const host of ['sites.test', '1.sites.test', 'x1', 'v7--app.docs.sites.test']) expect(isIpLiteral(host), host).toBe(false);
+    expect(classifyHost('127.1', { apexes: ['1'] })).toEqual({ kind: 'unknown' });
+  });
+});

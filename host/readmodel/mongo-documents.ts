@@ -170,7 +170,9 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'retained_favicons', key: { favicons: 1 } },
   { name: 'key_id', key: { keyId: 1 }, unique: true, partialFilterExpression: exists('keyId') },
   { name: 'key_token', key: { tokenHash: 1 }, unique: true, partialFilterExpression: exists('tokenHash') },
-  { name: 'key_use', key: { usedKeyId: 1 }, unique: true, partialFilterExpression: exists('usedKeyId') },
+  // Not partial: the join from a key to its usage stream ($lookup) may only use an index that
+  // holds every document (the slot-based engine joins through such an index, else scans).
+  { name: 'key_use', key: { usedKeyId: 1 } },
   { name: 'connection_id', key: { connectionId: 1 }, unique: true, partialFilterExpression: exists('connectionId') },
   { name: 'connections_by_created', key: { createdAt: 1, connectionId: 1 }, partialFilterExpression: exists('connectionId') },
   { name: 'client_id', key: { clientId: 1 }, unique: true, partialFilterExpression: exists('clientId') },

@@ -40,6 +40,11 @@ export type Config = {
   readonly deletedSiteTtlMs: number;
   /** How long an incremental deploy stays open before it expires (spec §10: 1h; shorter for tests). */
   readonly deployTtlMs: number;
+  /**
+   * How long start-up waits for a store server (EventStoreDB, MongoDB, S3) that does not
+   * answer yet, before it stops with one line naming the store (`SITES_STORE_WAIT`).
+   */
+  readonly storeWaitMs: number;
   readonly mcp: {
     readonly enabled: boolean;
     readonly allowedUsers: ReadonlySet<string>;
@@ -224,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     versioning: { enabled: bool(env, 'SITES_VERSIONING_ENABLED', false), keep: int(env, 'SITES_VERSIONING_KEEP', 5, 1) },
     deletedSiteTtlMs: parseDuration(env.SITES_DELETED_SITE_TTL || '720h', 'SITES_DELETED_SITE_TTL'),
     deployTtlMs: parseDuration(env.SITES_DEPLOY_TTL || '1h', 'SITES_DEPLOY_TTL'),
+    storeWaitMs: parseDuration(env.SITES_STORE_WAIT || '60s', 'SITES_STORE_WAIT'),
     mcp: {
       enabled: bool(env, 'SITES_MCP_ENABLED', true),
       allowedUsers: env.SITES_MCP_ALLOWED_USERS === undefined ? adminUsers : new Set(list(env, 'SITES_MCP_ALLOWED_USERS')),

@@ -110,10 +110,10 @@ describe('metadata-document fetches a site page could cause', () => {
   });
 
   it('attack: documents that never arrive hold at most 4 fetches; a fifth is refused at once (503), not queued', async () => {
-    const held: ServerResponse[] = [];
+    const held: { path: string; res: ServerResponse }[] = [];
     const body = (path: string) => JSON.stringify({ client_id: docs.url(path), redirect_uris: [REDIRECT] });
     const paths = Array.from({ length: 5 }, (_, i) => `/oauth/slow-${i}.json`);
-    for (const p of paths) docs.routes.set(p, (_req, res) => void held.push(res));
+    for (const p of paths) docs.routes.set(p, (_req, res) => void held.push({ path: p, res }));
     const users = ['admin', 'dev', 'qa', 'sec'];
     const waiting = paths.slice(0, 4).map((p, i) => open(docs.url(p), users[i]!));
     while (held.length < 4) await new Promise((r) => setTimeout(r, 20));
@@ -123,7 +123,7 @@ describe('metadata-document fetches a site page could cause', () => {
     expect(fifth.text).toMatch(/fetching other applications&#39; metadata documents right now/);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(docs.count(paths[4]!)).toBe(0);
-    held.forEach((res, i) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(body(paths[i]!)));
+    for (const { path, res } of held) res.writeHead(200, { 'Content-Type': 'application/json' }).end(body(path));
     expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
     // Freed: the fifth goes through now.
     docs.routes.set(paths[4]!, (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(body(paths[4]!)));

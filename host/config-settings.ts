@@ -51,7 +51,7 @@ export const SETTINGS = {
   SITES_CONTROL_DOMAIN: optional({
     section: 'Addresses',
     defaultDoc: 'the base domain',
-    doc: 'The apex used for the portal, OAuth and the links the service generates. Set it to a name on another registrable domain to keep sites and the portal cross-site (see [Security](../security.md#the-strongest-setup-sites-on-a-separate-registrable-domain)); it becomes one of the apexes.',
+    doc: 'The apex used for the portal, OAuth and the links the service generates. Set it to a name on another registrable domain to keep sites and the portal cross-site (see [Security](../explanation/security.md#the-strongest-setup-sites-on-a-separate-registrable-domain)); it becomes one of the apexes.',
     type: p.domain,
   }),
   SITES_PUBLIC_SCHEME: optional({

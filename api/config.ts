@@ -18,6 +18,8 @@ export type ApiConfig = {
   /** Slow-client guard: at least `minBytesPerSecond` over every `windowMs` while an upload arrives (0 disables). */
   readonly uploadPace: { readonly windowMs: number; readonly minBytesPerSecond: number };
   readonly versioning: { readonly enabled: boolean };
+  /** How long an unpublished site waits in the trash before it is purged (the trash says when). */
+  readonly deletedSiteTtlMs: number;
   readonly mcp: {
     readonly enabled: boolean;
     readonly allowedUsers: ReadonlySet<string>;

@@ -6,7 +6,8 @@ import { publishDeploy } from '../app/deploys/publish.ts';
 import { uploadDeployFile } from '../app/deploys/upload.ts';
 import { MissingFilesError } from '../domain/deploy/deploy.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
-import { requireKey } from './auth.ts';
+import type { Identity } from '../domain/auth.ts';
+import { requireAdmin, requireKey } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { preparePublish } from './requests.ts';
 import type { DeployCreated } from './schemas/deploy.ts';
@@ -14,15 +15,24 @@ import type { PublishResult } from './schemas/publish.ts';
 import { siteJson } from './site-json.ts';
 
 /**
- * Incremental deploys (spec §10) on the ingest plane: API keys only, `publish` on the
- * target. The manifest of digests first, then only the contents the site lacks, then one
- * publish through the same command as an archive publish.
+ * Incremental deploys (spec §10): the manifest of digests first, then only the contents
+ * the site lacks, then one publish through the same command as an archive publish. On the
+ * ingest plane (`/ingest/deploys…`) with API keys only and `publish` on the target; and on
+ * the management plane (`/api/deploys…`) for admins, as `POST /api/sites` mirrors
+ * `POST /ingest/sites`, so the portal, signed in through the proxy, can publish a dropped
+ * folder sending only what changed. The cross-origin guard covers the latter like every
+ * other write a signed-in browser can make.
  */
 export function deploysRouter(api: ApiContext): Router {
   const r = new Router();
+  mountDeploys(r, api, '/ingest/deploys', requireKey);
+  mountDeploys(r, api, '/api/deploys', requireAdmin);
+  return r;
+}
 
-  r.post('/ingest/deploys', async (ctx) => {
-    const identity = await requireKey(api, ctx);
+function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (api: ApiContext, ctx: Context) => Promise<Identity>): void {
+  r.post(base, async (ctx) => {
+    const identity = await authenticate(api, ctx);
     const body = await readManifestJson(ctx, manifestBodyLimit(api));
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
     const { meta, files } = body as { meta?: unknown; files?: unknown };
@@ -35,20 +45,20 @@ export function deploysRouter(api: ApiContext): Router {
     ctx.body = { id: deploy.id, required: [...required], expires_at: deploy.expiresAt } satisfies DeployCreated;
   });
 
-  r.put('/ingest/deploys/:id/files/:sha256', async (ctx) => {
-    const identity = await requireKey(api, ctx);
+  r.put(`${base}/:id/files/:sha256`, async (ctx) => {
+    const identity = await authenticate(api, ctx);
     const length = ctx.get('content-length');
     const declared = /^\d+$/.test(length) ? Number(length) : undefined;
     await uploadDeployFile(api.deps, identity, ctx.params.id!, ctx.params.sha256!, ctx.req, declared);
     ctx.status = 204;
   });
 
-  r.post('/ingest/deploys/:id/publish', async (ctx) => {
-    const identity = await requireKey(api, ctx);
+  r.post(`${base}/:id/publish`, async (ctx) => {
+    const identity = await authenticate(api, ctx);
     try {
-      const { site, revision } = await publishDeploy(api.deps, identity, ctx.params.id!);
+      const { site, revision, unchanged } = await publishDeploy(api.deps, identity, ctx.params.id!);
       const json = siteJson(api, site);
-      ctx.body = { url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json } satisfies PublishResult;
+      ctx.body = { url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged } satisfies PublishResult;
     } catch (err) {
       // Spec §10: the 409 names what is still missing, so a client can upload exactly that.
       if (!(err instanceof MissingFilesError)) throw err;
@@ -56,8 +66,6 @@ export function deploysRouter(api: ApiContext): Router {
       ctx.body = { error: err.message, code: err.code, missing: [...err.missing] };
     }
   });
-
-  return r;
 }
 
 /** The manifest of the largest site allowed fits: about 1 KiB per entry, at least 1 MiB. */

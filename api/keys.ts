@@ -5,9 +5,9 @@ import { requireAdmin } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
 import { parseKeyInput } from './requests.ts';
-import { CreateKeyBody, type CreatedAPIKey, type KeysResponse } from './schemas/key.ts';
+import { CreateKeyBody, KeysQuery, type CreatedAPIKey, type KeysResponse } from './schemas/key.ts';
 import { KeyIdParam } from './schemas/params.ts';
-import { parseInput } from './schemas/parse.ts';
+import { parseInput, parseQuery } from './schemas/parse.ts';
 import { keyJson } from './site-json.ts';
 
 /** API keys over HTTP (admin only). The token is in the creation response and nowhere else. */
@@ -15,8 +15,11 @@ export function keysRouter(api: ApiContext): Router {
   const r = new Router();
   r.get('/api/keys', async (ctx) => {
     await requireAdmin(api, ctx);
+    const { revoked } = parseQuery(KeysQuery, ctx.query);
     const keys = await api.deps.readModel.listKeys();
-    ctx.body = { keys: keys.filter((k) => !k.revoked).map(keyJson) } satisfies KeysResponse;
+    // A revoked key is listed with when it was revoked; one whose document predates that record
+    // (a MongoDB read model not yet replayed) is left out as before, never shown as if live.
+    ctx.body = { keys: keys.filter((k) => !k.revoked || (revoked && k.revokedAt !== undefined)).map(keyJson) } satisfies KeysResponse;
   });
   r.post('/api/keys', async (ctx) => {
     const identity = await requireAdmin(api, ctx);

@@ -73,7 +73,12 @@ export function managementRouter(api: ApiContext): Router {
   r.get('/api/sites/deleted', async (ctx) => {
     await requireAdmin(api, ctx);
     const sites = await api.deps.readModel.listQuarantined();
-    ctx.body = { sites: sites.map((d) => siteJson(api, d)), count: sites.length } satisfies TrashResponse;
+    // When the quarantine job purges each one (it runs every minute or so, so at most that much later).
+    const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + api.config.deletedSiteTtlMs).toISOString();
+    ctx.body = {
+      sites: sites.map((d) => ({ ...siteJson(api, d), ...(d.deletedAt ? { purge_at: purgeAt(d.deletedAt) } : {}) })),
+      count: sites.length,
+    } satisfies TrashResponse;
   });
   siteRoute(r, 'POST', '/api/sites/deleted/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
@@ -122,7 +127,9 @@ export function managementRouter(api: ApiContext): Router {
     const stream = entry && (await api.deps.blobs.get(entry.hash));
     if (!entry || !stream) throw new NotFoundError(`no file ${path} in this revision`);
     const name = path.slice(path.lastIndexOf('/') + 1);
-    ctx.type = entry.type;
+    // A download, never a resource: with its stored type (text/javascript, text/html…) a
+    // `<script src>` or a frame on the apex could run a publisher's file with the apex's origin.
+    ctx.type = 'application/octet-stream';
     ctx.length = entry.size;
     ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
     inertPublisherBytes(ctx);

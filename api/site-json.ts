@@ -28,6 +28,7 @@ export function siteJson(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc): SiteJs
     ...(doc.live.favicon ? { has_favicon: true } : {}),
     created_at: doc.createdAt,
     updated_at: doc.updatedAt,
+    ...(doc.updatedBy ? { updated_by: doc.updatedBy } : {}),
     ...(doc.deletedAt ? { deleted_at: doc.deletedAt } : {}),
     url: api.siteUrl({ group: doc.group, slug: doc.slug }),
   };
@@ -113,5 +114,7 @@ export function keyJson(key: KeyDoc): APIKey {
     created_at: key.createdAt,
     ...(key.expiresAt ? { expires_at: key.expiresAt } : {}),
     ...(key.lastUsedAt ? { last_used_at: key.lastUsedAt } : {}),
+    ...(key.revokedAt ? { revoked_at: key.revokedAt } : {}),
+    ...(key.revokedBy ? { revoked_by: key.revokedBy } : {}),
   };
 }

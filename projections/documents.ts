@@ -16,6 +16,8 @@ export type SiteDoc = {
   readonly archived: readonly RevisionInfo[];
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Who made the change `updatedAt` is the time of (absent in documents projected before it was recorded). */
+  readonly updatedBy?: Actor;
   readonly deletedAt?: string;
 };
 
@@ -29,6 +31,9 @@ export type KeyDoc = {
   readonly expiresAt?: string;
   readonly lastUsedAt?: string;
   readonly revoked: boolean;
+  /** When and by whom it was revoked (absent on live keys, and in documents projected before they were recorded). */
+  readonly revokedAt?: string;
+  readonly revokedBy?: Actor;
   readonly createdBy?: Actor;
 };
 

@@ -60,6 +60,8 @@ function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): S
 
 export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): SiteDoc | null {
   const at = event.meta.at;
+  // Every change that moves `updatedAt` also says who made it (the cards and the table show both).
+  const by = event.meta.actor;
   switch (event.type) {
     case 'SitePublished': {
       const d = event.data;
@@ -76,6 +78,7 @@ export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): Si
         archived: base?.archived ?? [],
         createdAt: base?.createdAt ?? at,
         updatedAt: at,
+        updatedBy: by,
       };
     }
     case 'SiteArchived': {
@@ -90,19 +93,19 @@ export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): Si
       const chosen = doc.archived.find((r) => r.id === event.data.revisionId);
       if (!chosen) return doc;
       const rest = doc.archived.filter((r) => r.id !== chosen.id);
-      return { ...doc, live: chosen, archived: [doc.live, ...rest], updatedAt: at };
+      return { ...doc, live: chosen, archived: [doc.live, ...rest], updatedAt: at, updatedBy: by };
     }
     case 'SiteQuarantined':
-      return doc && { ...doc, status: 'quarantined', deletedAt: at, updatedAt: at };
+      return doc && { ...doc, status: 'quarantined', deletedAt: at, updatedAt: at, updatedBy: by };
     case 'SiteRestored': {
       if (!doc) return doc;
       const { deletedAt: _gone, ...rest } = doc;
-      return { ...rest, status: 'live', updatedAt: at };
+      return { ...rest, status: 'live', updatedAt: at, updatedBy: by };
     }
     case 'SitePurged':
       return null;
     case 'SitePatched':
-      return doc && { ...doc, meta: event.data.meta, updatedAt: at };
+      return doc && { ...doc, meta: event.data.meta, updatedAt: at, updatedBy: by };
     default: {
       const never: never = event;
       return never;
@@ -127,7 +130,7 @@ export function projectKey(doc: KeyDoc | null, event: Recorded<KeyEvent>): KeyDo
       };
     }
     case 'KeyRevoked':
-      return doc && { ...doc, revoked: true };
+      return doc && { ...doc, revoked: true, revokedAt: event.meta.at, revokedBy: event.meta.actor };
     case 'KeyUsed':
       return doc && (!doc.lastUsedAt || doc.lastUsedAt < event.data.at) ? { ...doc, lastUsedAt: event.data.at } : doc;
     default: {

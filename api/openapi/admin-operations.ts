@@ -1,6 +1,6 @@
 import { ServiceStorage } from '../schemas/audit.ts';
 import { ConnectionIdParam, ConnectionsQuery, ConnectionsResponse } from '../schemas/connection.ts';
-import { CreatedAPIKey, CreateKeyBody, KeysResponse } from '../schemas/key.ts';
+import { CreatedAPIKey, CreateKeyBody, KeysQuery, KeysResponse } from '../schemas/key.ts';
 import { KeyIdParam } from '../schemas/params.ts';
 import { empty, json, jsonBody, type Operation } from './operation.ts';
 
@@ -13,8 +13,9 @@ export const admin: Operation[] = [
     tag: 'keys',
     auth: 'admin',
     summary: 'List API keys (never their tokens)',
-    ok: { status: 200, reply: json(KeysResponse, 'the keys that are not revoked') },
-    errors: [401, 403],
+    query: KeysQuery,
+    ok: { status: 200, reply: json(KeysResponse, 'the keys that are not revoked (with revoked=true, revoked ones too)') },
+    errors: [400, 401, 403],
   },
   {
     id: 'createKey',

@@ -136,3 +136,18 @@ export const deploys: Operation[] = [
     errors: [400, 401, 403, 404, 409, 413, 507],
   },
 ];
+
+/**
+ * The same three calls on the management plane, for admins (a signed-in admin or an admin
+ * key), as `POST /api/sites` is the ingest publish for the portal: the portal publishes a
+ * dropped folder through them, uploading only what the site lacks.
+ */
+export const adminDeploys: Operation[] = deploys.map((op) => ({
+  ...op,
+  id: op.id.replace(/^ingest(\w)/, (_, c: string) => c.toLowerCase()),
+  path: op.path.replace('/ingest/deploys', '/api/deploys'),
+  tag: 'sites',
+  auth: 'admin',
+  summary: op.summary.replace(' (capability publish)', ' (admin; the portal’s folder upload)'),
+  description: `${op.description} On the management plane for admins; a deploy made here can be used by admins only.`,
+}));

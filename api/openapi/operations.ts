@@ -1,5 +1,5 @@
 import { admin } from './admin-operations.ts';
-import { deploys, ingest } from './ingest-operations.ts';
+import { adminDeploys, deploys, ingest } from './ingest-operations.ts';
 import type { Operation, Tag } from './operation.ts';
 import { sites } from './site-operations.ts';
 
@@ -12,7 +12,7 @@ export { ERROR_STATUSES, type Body, type ErrorStatus, type Header, type Operatio
  * `api/openapi/document.ts` turns it into OpenAPI 3.1; `test/http/openapi.test.ts` checks
  * that every route the routers register is here.
  */
-export const OPERATIONS: readonly Operation[] = [...ingest, ...deploys, ...sites, ...admin];
+export const OPERATIONS: readonly Operation[] = [...ingest, ...deploys, ...sites, ...adminDeploys, ...admin];
 
 export const TAGS: Readonly<Record<Tag, string>> = {
   ingest: 'The ingest plane (API keys only): publish and manage sites from CI.',

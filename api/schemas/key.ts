@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from './common.ts';
+import { Actor } from './events.ts';
 import { Grant, GrantRequest } from './grant.ts';
 
 /** `APIKey` (spec §3): never contains the token. */
@@ -12,6 +13,8 @@ export const APIKey = z
     created_at: Timestamp,
     expires_at: Timestamp.optional().meta({ description: 'absent: the key does not expire' }),
     last_used_at: Timestamp.optional().meta({ description: 'coalesced: written at most once a minute' }),
+    revoked_at: Timestamp.optional().meta({ description: 'only on revoked keys (listed with ?revoked=true)' }),
+    revoked_by: Actor.optional().meta({ description: 'who revoked it; only on revoked keys' }),
   })
   .meta({ description: 'An API key (the token is never shown again after creation).' });
 export type APIKey = z.infer<typeof APIKey>;
@@ -24,6 +27,14 @@ export type CreatedAPIKey = z.infer<typeof CreatedAPIKey>;
 
 export const KeysResponse = z.object({ keys: z.array(APIKey) });
 export type KeysResponse = z.infer<typeof KeysResponse>;
+
+/** `GET /api/keys` query: `revoked=true` adds revoked keys, as `GET /api/mcp/connections` does connections. */
+export const KeysQuery = z.object({
+  revoked: z
+    .stringbool({ truthy: ['true', '1'], falsy: ['false', '0'], error: 'revoked must be true or false' })
+    .optional()
+    .meta({ description: 'true: include revoked keys (with revoked_at and revoked_by)' }),
+});
 
 /** `POST /api/keys` body; the domain checks the rest (a non-admin key needs a grant, the date is in the future). */
 export const CreateKeyBody = z.object({

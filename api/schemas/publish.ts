@@ -35,7 +35,10 @@ export const PublishResult = z.object({
   group: z.string(),
   slug: z.string(),
   updated_at: Timestamp,
-  revision: z.string().meta({ description: 'the id of the new live revision' }),
+  revision: z.string().meta({ description: 'the id of the live revision: the new one, or the one already live when nothing changed' }),
   site: Site,
+  unchanged: z.boolean().meta({
+    description: 'true when the files were the live revision\'s and the meta changed nothing: nothing was recorded and updated_at stayed (spec §4)',
+  }),
 });
 export type PublishResult = z.infer<typeof PublishResult>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from './common.ts';
+import { Actor } from './events.ts';
 
 /** The API `Site` (seed table + spec §3): absent optional fields are omitted, never `null` or `""`. */
 export const Site = z
@@ -17,8 +18,10 @@ export const Site = z
     size: z.int().nonnegative().meta({ description: 'byte total of the live revision' }),
     has_favicon: z.boolean().optional().meta({ description: 'present when a favicon was detected at publish time' }),
     created_at: Timestamp,
-    updated_at: Timestamp,
+    updated_at: Timestamp.meta({ description: 'when the site last changed: a publish, rollback, metadata edit, unpublish or restore' }),
+    updated_by: Actor.optional().meta({ description: 'who made the change of updated_at, as the site’s events name them' }),
     deleted_at: Timestamp.optional().meta({ description: 'only on quarantined sites' }),
+    purge_at: Timestamp.optional().meta({ description: 'only in the trash listing: when the site is purged automatically (deleted_at + SITES_DELETED_SITE_TTL)' }),
     url: z.url().meta({ description: 'canonical https://<site host>/ (read-only)' }),
   })
   .meta({ description: 'A published site.' });

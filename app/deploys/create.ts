@@ -36,7 +36,8 @@ export async function createDeploy(
     return bytes && parseManifest(bytes);
   },
 ): Promise<CreatedDeploy> {
-  if (identity.keyId === undefined) throw new Error('a deploy is created with an API key');
+  // A key (the ingest plane) or a signed-in admin (the portal, on the management plane; spec §5 lets admins publish there).
+  if (identity.keyId === undefined && identity.principal.kind !== 'admin') throw new Error('a deploy is created with an API key or by an admin');
   const files = parseDeployFiles(rawFiles, deps.limits.maxExtractEntries);
   const now = deps.now();
   const id = randomBytes(16).toString('base64url');
@@ -55,7 +56,7 @@ export async function createDeploy(
       id,
       address: target.address,
       meta: target.meta,
-      keyId: identity.keyId!,
+      ...(identity.keyId !== undefined ? { keyId: identity.keyId } : {}),
       manifest: manifest.hash,
       files: files.size,
       createdAt: now.toISOString(),

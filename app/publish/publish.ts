@@ -10,7 +10,7 @@ import { loadManifest, withChangeCounts } from '../queries/changes.ts';
 import { MAX_RULES_FILE_BYTES, parseSiteRules, serializeSiteRules } from '../../domain/rules/site-rules.ts';
 import { fullPath, type SiteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
-import { decideSite, needsNewSiteId } from '../../domain/site/decide.ts';
+import { decideSite, inTrash, needsNewSiteId } from '../../domain/site/decide.ts';
 import type { MetaInput } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import { siteCommands } from '../aggregates.ts';
@@ -23,7 +23,8 @@ import { storeFiles, type AlreadyStored } from './store-files.ts';
 export type PublishTarget = { readonly address: SiteAddress; readonly meta: MetaInput };
 export type IncomingFile = { readonly path: string; readonly content: Readable | AsyncIterable<Uint8Array> } | AlreadyStored;
 
-export type PublishOutcome = { readonly site: SiteDoc; readonly revision: RevisionInfo };
+/** `unchanged`: the files and meta were the live ones, so nothing was recorded (spec §4). */
+export type PublishOutcome = { readonly site: SiteDoc; readonly revision: RevisionInfo; readonly unchanged: boolean };
 
 /**
  * Stores every file once under its hash, writes the manifest, detects the favicon,
@@ -42,6 +43,9 @@ export async function publishFiles(
   let dropped: { manifest: string; favicon?: string }[] = [];
   let appending = false;
   try {
+    // Refused before any byte is stored; decided again on the stream, which settles a race.
+    const current = await deps.readModel.getSite(fullPath(target.address));
+    if (current?.status === 'quarantined') throw inTrash(target.address);
     const outcome = await deps.gate.shared(async () => {
       const entries = new Map<string, ManifestEntry>();
       let duplicate: string | undefined;
@@ -73,7 +77,8 @@ export async function publishFiles(
     dropped = outcome.dropped;
     const site = await deps.readModel.getSite(fullPath(target.address));
     if (!site) throw new Error('published site missing from the read model');
-    return { site, revision: outcome.revision };
+    if (outcome.unchanged && created.length > 0) await deps.gate.exclusive(() => deleteUnreferenced(deps, created)).catch(() => undefined);
+    return { site, revision: outcome.revision, unchanged: outcome.unchanged };
   } catch (err) {
     // A domain error means nothing was appended. Any other failure during the append (e.g. the
     // read model was slow to confirm) may have committed the revision: leave its blobs to `sites gc`.
@@ -91,20 +96,23 @@ async function commitPublish(
   target: PublishTarget,
   content: Omit<RevisionInfo, 'id'>,
   manifest: Manifest,
-): Promise<{ revision: RevisionInfo; dropped: { manifest: string; favicon?: string }[] }> {
-  const { events } = await siteCommands(deps).handle(target.address, identity.actor, async (state) => {
+): Promise<{ revision: RevisionInfo; unchanged: boolean; dropped: { manifest: string; favicon?: string }[] }> {
+  const { state, events } = await siteCommands(deps).handle(target.address, identity.actor, async (state) => {
     const newSiteId = needsNewSiteId(state) ? await allocateId(deps.events, 'site', identity.actor, deps.now()) : undefined;
     const decided = decideSite(
       { type: 'PublishSite', address: target.address, meta: target.meta, content, nowNanos: nowNanos(), newSiteId, versioning: deps.versioning },
       state,
     );
+    if (!decided.some((e) => e.type === 'SitePublished')) return decided;
     // The changelog's counts, against the revision this one replaces (none for a new incarnation).
     const replaced = newSiteId === undefined && state.live ? await loadManifest(deps.blobs, state.live.manifest) : undefined;
     return withChangeCounts(decided, 'SitePublished', changeCounts(diffManifests(replaced, manifest)));
   });
   const published = events.find((e) => e.type === 'SitePublished');
   const dropped = events.flatMap((e) => (e.type === 'RevisionDropped' ? [{ manifest: e.data.manifest, ...(e.data.favicon ? { favicon: e.data.favicon } : {}) }] : []));
-  return { revision: published!.type === 'SitePublished' ? published!.data.revision : (undefined as never), dropped };
+  if (published?.type === 'SitePublished') return { revision: published.data.revision, unchanged: false, dropped };
+  // The live files again: the live revision answers; `unchanged` unless the meta was patched.
+  return { revision: state.live!, unchanged: events.length === 0, dropped };
 }
 
 async function detectFavicon(
@@ -113,7 +121,7 @@ async function detectFavicon(
   created: string[],
 ): Promise<{ hash: string; type: string } | undefined> {
   const index = files.get('index.html')!;
-  const html = (await readHead(deps, index.hash, FAVICON_SCAN_BYTES)).toString('utf8');
+  const html = (await readHead(deps, index.hash, FAVICON_SCAN_BYTES, index.size)).toString('utf8');
   for (const candidate of faviconCandidates(html)) {
     if (candidate.kind === 'data') {
       const type = faviconType(sniffImageType(candidate.bytes, candidate.type));
@@ -124,7 +132,7 @@ async function detectFavicon(
     }
     const entry = files.get(candidate.path);
     if (!entry) continue;
-    const type = faviconType(sniffImageType(await readHead(deps, entry.hash, 512), entry.type));
+    const type = faviconType(sniffImageType(await readHead(deps, entry.hash, 512, entry.size), entry.type));
     if (type) return { hash: entry.hash, type };
   }
   return undefined;
@@ -146,7 +154,9 @@ async function storeSiteRules(deps: CommandDeps, files: ReadonlyMap<string, Mani
 }
 
 /** The first `bytes` of a blob (a favicon's magic bytes, the part of index.html we scan). */
-async function readHead(deps: CommandDeps, hash: string, bytes: number): Promise<Buffer> {
+async function readHead(deps: CommandDeps, hash: string, bytes: number, size: number): Promise<Buffer> {
+  // An empty file is an ordinary file (spec §4): there is no first byte to ask the store for.
+  if (size === 0) return Buffer.alloc(0);
   const stream = await deps.blobs.get(hash, { start: 0, end: bytes - 1 });
   if (!stream) return Buffer.alloc(0);
   const chunks: Buffer[] = [];

@@ -16,8 +16,11 @@ export type Deploy = {
   readonly address: SiteAddress;
   /** The publish `meta` (spec §4), validated when the deploy was created. */
   readonly meta: MetaInput;
-  /** The key that created it: only it (or an admin key) may use the deploy. */
-  readonly keyId: number;
+  /**
+   * The key that created it: only it (or an admin) may use the deploy. Absent when a
+   * signed-in admin created it in the portal: then only admins may use it.
+   */
+  readonly keyId?: number;
   /** Hash of the deploy manifest blob (path → digest, `serializeDeployManifest`). */
   readonly manifest: string;
   /** Number of paths in the manifest. */

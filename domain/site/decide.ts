@@ -3,7 +3,7 @@ import { fullPath, type SiteAddress } from '../paths.ts';
 import { nextRevisionId } from '../revision-id.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
 import { allows, type LifecycleCommand } from './lifecycle.ts';
-import { mergeMeta, patchMeta, type MetaInput, type MetaPatch } from './meta.ts';
+import { mergeMeta, patchMeta, sameMeta, type MetaInput, type MetaPatch } from './meta.ts';
 import type { SiteState } from './state.ts';
 
 export type Versioning = { readonly enabled: boolean; readonly keep: number };
@@ -80,16 +80,23 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
 }
 
 function decidePublish(command: Extract<SiteCommand, { type: 'PublishSite' }>, state: SiteState): SiteEvent[] {
+  if (state.status === 'quarantined') throw inTrash(command.address);
   requireAllowed(state, 'PUBLISH');
-  const revision: RevisionInfo = { ...command.content, id: nextRevisionId(command.nowNanos, state.latestRevisionId) };
   const { group, slug } = command.address;
+  if (state.status === 'live' && state.live!.manifest === command.content.manifest) {
+    // The live files again (a re-run CI job): no revision, so real ones stay in the KEEP window;
+    // only a metadata change is recorded, as a patch would record it.
+    const meta = mergeMeta(state.meta, command.meta);
+    return sameMeta(meta, state.meta!) ? [] : [{ type: 'SitePatched', data: { siteId: state.siteId!, meta } }];
+  }
+  const revision: RevisionInfo = { ...command.content, id: nextRevisionId(command.nowNanos, state.latestRevisionId) };
   if (needsNewSiteId(state)) {
     if (command.newSiteId === undefined) throw new Error('a new site needs an allocated id');
     if (command.meta.title === undefined) throw new ValidationError('meta.title is required for a new site');
     const meta: SiteMeta = mergeMeta(undefined, command.meta);
     return [{ type: 'SitePublished', data: { siteId: command.newSiteId, group, slug, created: true, revision, meta } }];
   }
-  // Replace (live) or revive (quarantined): the previous live content is archived or discarded.
+  // Replace: the previous live content is archived or discarded.
   const siteId = state.siteId!;
   const previous = state.live!;
   const meta = mergeMeta(state.meta, command.meta);
@@ -104,6 +111,11 @@ function decidePublish(command: Extract<SiteCommand, { type: 'PublishSite' }>, s
     published,
     ...dropped.map((r) => dropEvent(siteId, r)),
   ];
+}
+
+/** Spec §4: a publish to a path in the trash is refused, whatever the key holds. */
+export function inTrash(address: SiteAddress): ConflictError {
+  return new ConflictError(`${fullPath(address)} is in the trash: restore it or purge it first`);
 }
 
 function requireAllowed(state: SiteState, command: LifecycleCommand): void {

@@ -28,8 +28,8 @@ export const siteLifecycle = setup({
     live: {
       on: { PUBLISH: 'live', PATCH: 'live', ROLLBACK: 'live', UNPUBLISH: 'quarantined', READ: 'live' },
     },
-    // Publishing to a quarantined path revives it with the new content.
-    quarantined: { on: { PUBLISH: 'live', RESTORE: 'live', PURGE: 'purged' } },
+    // A publish never destroys what an admin put in the trash (spec §4): restore or purge first.
+    quarantined: { on: { RESTORE: 'live', PURGE: 'purged' } },
     // A purge ends one incarnation; a later publish starts the next in the same stream.
     purged: { on: { PUBLISH: 'live' } },
   },

@@ -80,3 +80,16 @@ export function patchMeta(existing: SiteMeta, patch: MetaPatch): SiteMeta {
 function stripUndefined(o: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
+
+/** Do two stored metadata records say the same (field order aside)? */
+export function sameMeta(a: SiteMeta, b: SiteMeta): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) {
+    const x = (a as Record<string, unknown>)[key];
+    const y = (b as Record<string, unknown>)[key];
+    if (Array.isArray(x) && Array.isArray(y)) {
+      if (x.length !== y.length || x.some((v, i) => v !== y[i])) return false;
+    } else if (x !== y) return false;
+  }
+  return true;
+}

@@ -126,8 +126,10 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  * 2: oauth_clients.unused_expires_at (expiry of unused OAuth client registrations).
  * 3: streams.doc dropped (each document was stored twice; the kind's table keeps it);
  *    revisions_by_favicon partial (without the NULLs).
+ * 4: site documents say who made their last change (updatedBy), key documents who revoked
+ *    them and when (revokedAt, revokedBy): the rebuild fills them in from the log.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Secondary indexes of the site tables. A batch that fills these tables from empty (a

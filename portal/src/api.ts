@@ -87,7 +87,8 @@ export const api = {
   deleted: (signal?: AbortSignal) => call<{ sites: Site[]; count: number }>('GET', '/api/sites/deleted', { signal }),
   restore: (path: string) => call<Site>('POST', `/api/sites/deleted/${enc(path)}`),
   purge: (path: string) => call<void>('DELETE', `/api/sites/deleted/${enc(path)}`),
-  keys: (signal?: AbortSignal) => call<{ keys: ApiKey[] }>('GET', '/api/keys', { signal }),
+  /** Every key, the revoked ones too (with who revoked them when): the view shows them greyed. */
+  keys: (signal?: AbortSignal) => call<{ keys: ApiKey[] }>('GET', '/api/keys?revoked=true', { signal }),
   createKey: (body: { name: string; admin?: boolean; grants?: Grant[]; expires_at?: string }) =>
     call<ApiKey & { key: string }>('POST', '/api/keys', { body }),
   revokeKey: (id: number) => call<void>('DELETE', `/api/keys/${id}`),

@@ -3,7 +3,7 @@
  * short revision labels, one entry per publish or rollback with what changed, day groups,
  * and publishes per day. Pure functions of the events, so they are unit-tested without a browser.
  */
-import { formatTime, localDay } from './format.ts';
+import { formatBytes, formatTime, localDay, plural } from './format.ts';
 import type { SiteEvent } from './types.ts';
 
 /** File and byte counts of a change against the revision it replaced (spec §12). Older events may lack them. */
@@ -43,18 +43,28 @@ function countsOf(d: Record<string, unknown>): Counts | undefined {
 }
 
 /**
- * Short labels: `v7` is the 7th publish at this address, in event order. A rollback makes an
- * older revision live again without a new id, so it keeps its label; numbering runs on across
- * a purge, so no two revisions in one history share a label.
+ * The number of each revision, as spec §14 defines `Revision.number` (and the permalinks
+ * `v7--app.docs.<base>` use it): 1 for the first publish of the site, one more for each new
+ * revision; a rollback makes an older revision live again and makes no number; a purge ends
+ * the count and the site published anew at that address starts again at 1.
+ *
+ * The one place the portal numbers revisions. A revision that carries `number` (once the
+ * service sends it) is taken at its word. Until then the numbers are counted here from the
+ * site's events, in order of publication; without the events (viewers: the history is for
+ * admins) there is no number, since the kept revisions alone cannot say how many were
+ * dropped before them, and the labels fall back to the publish time.
  */
-export function revisionNumbers(events: readonly SiteEvent[]): Map<string, number> {
+export function revisionNumbers(revisions: readonly { id: string; number?: unknown }[], events?: readonly SiteEvent[]): Map<string, number> | undefined {
   const numbers = new Map<string, number>();
-  for (const e of events) {
+  let count = 0;
+  for (const e of events ?? []) {
+    if (e.type === 'SitePurged') count = 0;
     if (e.type !== 'SitePublished') continue;
     const id = str((e.data?.revision as { id?: unknown } | undefined)?.id);
-    if (id && !numbers.has(id)) numbers.set(id, numbers.size + 1);
+    if (id && !numbers.has(id)) numbers.set(id, ++count);
   }
-  return numbers;
+  for (const r of revisions) if (typeof r.number === 'number' && Number.isInteger(r.number)) numbers.set(r.id, r.number);
+  return events || numbers.size > 0 ? numbers : undefined;
 }
 
 type Meta = { title?: string; description?: string; date?: string; tags?: string[]; repo?: string; preview?: string; hidden?: boolean };
@@ -208,8 +218,8 @@ export function revisionIso(id: string): string | undefined {
 
 /**
  * The short label of a revision, the same in History, Files, Compare and Storage: `v7` when
- * the site's history is readable (admins); for everyone else the revision's publish time
- * (`2026-11-21 10:15:03`), since the numbering comes from the admin-only audit events.
+ * its number is known (see `revisionNumbers`); otherwise the revision's publish time to the
+ * second (`2026-11-21 10:15:03`), with milliseconds when two kept revisions share a second.
  */
 export function labeller(numbers: ReadonlyMap<string, number> | undefined, kept: readonly string[] = []): (id: string) => string {
   const bySecond = (id: string) => {
@@ -226,4 +236,15 @@ export function labeller(numbers: ReadonlyMap<string, number> | undefined, kept:
     const iso = revisionIso(id);
     return iso && (seen.get(label) ?? 0) > 1 ? `${label}.${iso.slice(20, 23)}` : label;
   };
+}
+
+/**
+ * A revision in a picker: its label first, then when it was published to the second (so
+ * three revisions published within a minute never read alike), whether it is live, its
+ * size and files: `v3 · 2026-11-24 10:15:03 · live · 48 KB · 4 files`.
+ */
+export function revisionOption(r: { id: string; current: boolean; created_at: string; size: number; files: number }, label: string): string {
+  const time = formatTime(r.created_at, { seconds: true });
+  const name = label.startsWith(time) ? label : `${label} · ${time}`;
+  return `${name}${r.current ? ' · live' : ''} · ${formatBytes(r.size)} · ${plural(r.files, 'file')}`;
 }

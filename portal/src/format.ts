@@ -108,3 +108,27 @@ export function formatPercent(part: number, whole: number): string {
   const r = p > 0 && p < 1 ? 1 : p < 100 && p > 99 ? 99 : Math.round(p);
   return `${r}%`;
 }
+
+/**
+ * Who did something, as events (and `updated_by`, `revoked_by`) name them, `{kind, name, id?}`:
+ * "admin", "key “ci” (#3)". `short` leaves out the key's id and who approved an MCP client
+ * (a card has room for a name only). Older or other shapes are shown as given.
+ */
+export function describeActor(actor: unknown, opts: { short?: boolean } = {}): string {
+  if (typeof actor === 'string') return actor;
+  if (actor && typeof actor === 'object') {
+    const a = actor as { kind?: string; name?: string; id?: unknown; user?: string };
+    switch (a.kind) {
+      case 'user':
+        return `${a.name}`;
+      case 'key':
+        return opts.short ? `key “${a.name}”` : `key “${a.name}” (#${a.id})`;
+      case 'connection':
+        return `MCP client ${a.name}${a.user && !opts.short ? `, approved by ${a.user}` : ''}`;
+      case 'system':
+        return `the service (${a.name})`;
+    }
+    return JSON.stringify(actor);
+  }
+  return 'unknown';
+}

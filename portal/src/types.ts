@@ -32,6 +32,9 @@ export type ApiKey = {
   created_at: string;
   expires_at?: string;
   last_used_at?: string;
+  /** Only on revoked keys (listed with `?revoked=true`): when, and who revoked it. */
+  revoked_at?: string;
+  revoked_by?: unknown;
 };
 
 /** An MCP connection (`GET /api/mcp/connections`): an AI client a person approved on the consent screen. */

@@ -27,6 +27,7 @@ Promise.all([
   post(APEX + '/api/keys', { body: JSON.stringify({ name: 'pwned-text', admin: true }) }),
   post(APEX + '/api/sites/docs/victim/rollback'),
   post(APEX + '/api/sites/deleted/docs/trashed'),
+  post(APEX + '/api/deploys', { body: JSON.stringify({ meta: { group: 'docs', slug: 'victim' }, files: { 'index.html': '0'.repeat(64) } }) }),
   fetch(APEX + '/api/sites/docs/victim', { method: 'DELETE', credentials: 'include' }).catch(() => undefined),
 ]).then(() => { document.title = 'attack sent'; });
 `;
@@ -86,10 +87,13 @@ describe.skipIf(!chromiumAvailable())('published pages cannot act with the signe
     await svc?.stop();
   });
 
-  test('a page on evil.<base> cannot publish over a site, create keys, roll back, restore or unpublish', async () => {
+  test('a page on evil.<base> cannot publish over a site, open a deploy, create keys, roll back, restore or unpublish', async () => {
     // The proxy signs every request in: the attack would succeed if the apex trusted it.
+    const deploy = page.waitForResponse((r) => r.url() === `${apex}/api/deploys`);
     await page.goto(`${siteOrigin('page.evil')}/`);
     await page.waitForFunction(() => document.title === 'attack sent');
+    // the portal's folder upload (a deploy on the management plane) is refused like every other write
+    expect((await deploy).status()).toBe(403);
     expect(await title('docs/victim')).toBe('Victim v2');
     expect(await title('docs/trashed')).toBe(404);
     const names = await keyNames();

@@ -59,9 +59,9 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     await dialog().getByRole('button', { name: 'Roll back' }).click();
     await eventually(() => dialog().count()).toBe(0);
     await eventually(async () => (await served('docs/guide')).body).toContain('Version 2 of the guide');
-    // the page reloads on Current, which is now v2 (ids are kept by a rollback)
+    // the page reloads on the live revision, which is now v2 (ids are kept by a rollback)
     await eventually(() => select.inputValue()).toBe(v2);
-    expect(await select.locator('option').first().textContent()).toMatch(/^Current/);
+    expect(await select.locator('option').first().textContent()).toMatch(/^v2 · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · live · /);
     expect(await rollback.isVisible()).toBe(false);
   });
 
@@ -162,7 +162,6 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     const row2 = page.locator('.keys-table tr[data-key-name="api-rollback"]');
     await eventually(() => row2.textContent()).toContain('publish, rollback on site docs/api');
     expect(await row2.textContent()).toContain('2099-01-0');
-    await shootView(browser, `${portal.url}/keys`, 'keys', (p) => p.locator('.keys-table tr[data-key-name="api-rollback"]').waitFor());
 
     const site = { group: 'docs', slug: 'from-ci', title: 'From CI', files: { 'index.html': html('From CI', 'hello') } };
     expect((await publish(svc.url, token, site)).status).toBe(200);
@@ -171,7 +170,14 @@ describe.skipIf(!chromiumAvailable())('portal: admin actions', () => {
     await row.getByRole('button', { name: 'Revoke key ci-docs' }).click();
     expect(await dialog().textContent()).toContain('ci-docs');
     await dialog().getByRole('button', { name: 'Revoke' }).click();
-    await eventually(() => row.count()).toBe(0);
+    // a revoked key stays in the list, greyed, saying who revoked it when, and offers nothing more
+    await eventually(() => row.getAttribute('data-status')).toBe('revoked');
+    expect(await row.locator('td[data-label=Status]').textContent()).toMatch(/^Revoked(just now|1 minute ago) by admin$/);
+    expect(await row.getByRole('button').count()).toBe(0);
+    expect(await row.locator('td').first().evaluate((td) => getComputedStyle(td).color)).toBe('rgb(91, 101, 118)');
+    // below the keys still in use
+    expect(await page.locator('.keys-table tbody tr').last().getAttribute('data-key-name')).toBe('ci-docs');
+    await shootView(browser, `${portal.url}/keys`, 'keys', (p) => p.locator('.keys-table tr[data-status=revoked]').waitFor());
     const refused = await publish(svc.url, token, site);
     expect(refused.status).toBe(401);
     expect((await refused.json()).code).toBe('unauthenticated');

@@ -158,11 +158,11 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     // the revision's full id is shown and copyable next to its short label
     expect(await page.locator('.rev-line code').textContent()).toMatch(/^\d{8}T\d{6}\.\d{9}Z$/);
 
-    // revisions: Current (v3), then archived v2, v1 (most recently archived first)
+    // revisions: the live one (v3), then archived v2, v1 (most recently archived first), each number first, to the second
     const select = page.getByLabel('Revision');
     const options = await select.locator('option').allTextContents();
     expect(options).toHaveLength(3);
-    expect(options[0]).toMatch(/^Current · v3 · \d{4}-\d\d-\d\d \d\d:\d\d · /);
+    expect(options[0]).toMatch(/^v3 · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · live · /);
     expect(options[2]).toMatch(/^v1 · /);
     const v1 = await select.locator('option').nth(2).getAttribute('value');
     await select.selectOption(v1!);
@@ -198,7 +198,7 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await vp.locator('.actions[aria-label="Admin actions"]').count()).toBe(0);
     expect(await vp.getByRole('tab').allTextContents()).toEqual(['Files', 'Compare', 'Storage']);
     // without the (admin-only) history, a revision is named by its publish time
-    expect(await vp.getByLabel('Revision').locator('option').first().textContent()).toMatch(/^Current · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})? · /);
+    expect(await vp.getByLabel('Revision').locator('option').first().textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})? · live · /);
     await vp.getByLabel('Revision').selectOption({ index: 1 });
     await vp.locator('.file-tree button.file').first().waitFor();
     expect(await vp.getByRole('button', { name: 'Make this revision live' }).isVisible()).toBe(false);

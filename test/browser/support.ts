@@ -143,11 +143,11 @@ export function pngOf(width: number, height: number, rgb: [number, number, numbe
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
 
-export const DESKTOP = { width: 1366, height: 900 };
+export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 390, height: 844 };
 
 /**
- * Saves a view at 1366×900 and 390×844 as `test-results/screenshots/<name>-desktop.png` and
+ * Saves a view at 1280×900 and 390×844 as `test-results/screenshots/<name>-desktop.png` and
  * `…-phone.png`: each size in its own page, loaded at that size from the start (layouts decided
  * at first render, such as the open group sidebar, are then the ones a person gets). `ready`
  * waits until the view shows what it should. Also checks that nothing scrolls sideways on the phone.

@@ -83,11 +83,11 @@ describe('the real service through the CLI and curl', () => {
     expect(await (await fetch(`${svc.siteUrl('docs/incremental')}assets/f7.css`)).text()).toBe('.f7{color:red}');
     expect(await (await fetch(`${svc.siteUrl('docs/incremental')}assets/f8.css`)).text()).toBe('.f08{}');
 
-    // Nothing changed: nothing is sent, and it is still a publish (a new revision).
+    // Nothing changed: nothing is sent, and nothing is recorded (spec §4: no new revision).
     const third = await publishDir();
     expect(third.stdout).toMatch(/^published 21 files \(0 new, 0 B uploaded\) to /);
     const admin = await svc.createKey(['--name', 'incremental-admin', '--admin']);
-    expect((await call(svc.url, 'GET', '/api/sites/docs/incremental/revisions', { key: admin })).body.revisions).toHaveLength(3);
+    expect((await call(svc.url, 'GET', '/api/sites/docs/incremental/revisions', { key: admin })).body.revisions).toHaveLength(2);
   });
 
   it('`sites replay` rebuilds the same read model after a long mixed history', async () => {

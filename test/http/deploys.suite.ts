@@ -273,14 +273,30 @@ export function deploySuite(name: string, open: () => Promise<DeployFixture>): v
       expect(back.body.required).toEqual([]);
       expect((await api.publish(docs, back.body.id)).status).toBe(200);
       expect(await (await fetch(`${svc.siteUrl('docs/req')}old.css`)).text()).toBe('old{}');
-      // In the trash: the site's files still count.
+      // In the trash: the site's files still count, but publishing there is refused (spec §4).
       expect((await call(svc.url, 'DELETE', '/ingest/sites/docs/req', { key: docs })).status).toBe(204);
-      const revived = await api.create(docs, { group: 'docs', slug: 'req' }, api.manifest({ ...v1, 'new.css': 'n{}' }));
-      expect(revived.body.required).toEqual([sha256('n{}')]);
-      await api.put(docs, revived.body.id, sha256('n{}'), 'n{}');
-      const published = await api.publish(docs, revived.body.id);
-      expect(published.status).toBe(200); // publishing to a quarantined path revives it
-      expect(await (await fetch(`${svc.siteUrl('docs/req')}new.css`)).text()).toBe('n{}');
+      const trashed = await api.create(docs, { group: 'docs', slug: 'req' }, api.manifest({ ...v1, 'new.css': 'n{}' }));
+      expect(trashed.body.required).toEqual([sha256('n{}')]);
+      await api.put(docs, trashed.body.id, sha256('n{}'), 'n{}');
+      const refused = await api.publish(docs, trashed.body.id);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({ error: 'docs/req is in the trash: restore it or purge it first', code: 'conflict' });
+      expect((await call(svc.url, 'GET', '/api/sites/deleted', { key: admin })).body.sites.some((s: any) => s.slug === 'req')).toBe(true);
+    });
+
+    it('a deploy of the live files records nothing and answers unchanged; an empty file is an ordinary file', async () => {
+      const files = { 'index.html': '', '.nojekyll': '', 'a.css': 'a{}' };
+      const first = await deployAll(docs, { group: 'docs', slug: 'same', title: 'Same' }, files);
+      expect(first.published.status, JSON.stringify(first.published.body)).toBe(200);
+      expect(first.published.body.unchanged).toBe(false);
+      const served = await fetch(svc.siteUrl('docs/same'));
+      expect(served.headers.get('content-length')).toBe('0');
+      const events = (await call(svc.url, 'GET', '/api/sites/docs/same/events', { user: 'admin' })).body.events;
+      const again = await deployAll(docs, { group: 'docs', slug: 'same' }, files);
+      expect(again.created.body.required).toEqual([]);
+      expect(again.published.status).toBe(200);
+      expect(again.published.body).toMatchObject({ unchanged: true, revision: first.published.body.revision, updated_at: first.published.body.updated_at });
+      expect((await call(svc.url, 'GET', '/api/sites/docs/same/events', { user: 'admin' })).body.events).toEqual(events);
     });
 
     it('required never reveals other sites\' files, and a deploy cannot borrow them without the bytes', async () => {

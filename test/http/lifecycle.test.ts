@@ -107,21 +107,14 @@ describe('lifecycle transitions', () => {
     expect((await call(svc.url, 'GET', '/api/sites/deleted', { user: 'admin' })).body.sites.some((s: any) => s.slug === 'b')).toBe(false);
   });
 
-  it('re-creating a purged path starts a new site id; republishing a quarantined one revives it', async () => {
+  it('re-creating a purged path starts a new site id', async () => {
     const first = await publish(svc.url, admin, { group: 'life', slug: 'c', title: 'C' }, { files: v('c1') });
-    await call(svc.url, 'DELETE', '/ingest/sites/life/c', { key: admin });
-    const revived = await publish(svc.url, admin, { group: 'life', slug: 'c' }, { files: v('c2') });
-    expect(revived.body.site.id).toBe(first.body.site.id);
-    const revs = (await call(svc.url, 'GET', '/api/sites/life/c/revisions', { key: admin })).body.revisions;
-    expect(revs).toHaveLength(2); // the quarantined content was kept as an archived revision
     await call(svc.url, 'DELETE', '/ingest/sites/life/c', { key: admin });
     await call(svc.url, 'POST', '/ingest/sites/life/c/purge', { key: admin });
     const again = await publish(svc.url, admin, { group: 'life', slug: 'c', title: 'C again' }, { files: v('c3') });
     expect(again.body.site.id).not.toBe(first.body.site.id);
     const history = (await call(svc.url, 'GET', '/api/sites/life/c/events', { user: 'admin' })).body.events;
-    expect(history.map((e: any) => e.type)).toEqual([
-      'SitePublished', 'SiteQuarantined', 'SiteArchived', 'SitePublished', 'SiteQuarantined', 'SitePurged', 'SitePublished',
-    ]);
+    expect(history.map((e: any) => e.type)).toEqual(['SitePublished', 'SiteQuarantined', 'SitePurged', 'SitePublished']);
     expect(history[0].actor).toMatchObject({ kind: 'key', name: 'admin' });
   });
 
@@ -146,5 +139,64 @@ describe('lifecycle transitions', () => {
     expect(await countBlobs(svc.dataDir)).toBe(before - 2); // mine1.txt and one's manifest
     expect(await text(`${svc.siteUrl('gc/two')}lib.js`)).toBe('200 console.log("shared")');
     expect(await text(svc.siteUrl('gc/two'))).toBe('200 <h1>shared</h1>');
+  });
+});
+
+describe('a publish never destroys the trash or churns history (spec §4)', () => {
+  const eventsOf = async (path: string) => (await call(svc.url, 'GET', `/api/sites/${path}/events`, { user: 'admin' })).body.events as any[];
+
+  it('a CI key republishing a path an admin put in the trash gets 409 and the trash keeps the site', async () => {
+    const ci = await svc.createKey(['--name', 'legal-ci', '--grant', 'legal:publish']);
+    expect((await publish(svc.url, admin, { group: 'legal', slug: 'terms', title: 'Terms' }, { files: v('original') })).status).toBe(200);
+    expect((await call(svc.url, 'DELETE', '/api/sites/legal/terms', { user: 'admin' })).status).toBe(204);
+    const history = await eventsOf('legal/terms');
+    const blobs = await countBlobs(svc.dataDir);
+
+    const refused = await publish(svc.url, ci, { group: 'legal', slug: 'terms', title: 'Overwritten' }, { files: v('by-ci') });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: 'legal/terms is in the trash: restore it or purge it first', code: 'conflict' });
+    // The portal's upload (an admin) is refused the same way.
+    const upload = await publish(svc.url, undefined, { group: 'legal', slug: 'terms' }, { index: '<p>portal</p>' }, '/api/sites', { 'Remote-User': 'admin' });
+    expect(upload.status).toBe(409);
+    expect(upload.body.code).toBe('conflict');
+
+    expect(await eventsOf('legal/terms')).toEqual(history);
+    expect(await countBlobs(svc.dataDir)).toBe(blobs);
+    const trash = (await call(svc.url, 'GET', '/api/sites/deleted', { user: 'admin' })).body.sites;
+    expect(trash.find((s: any) => s.group === 'legal' && s.slug === 'terms')).toMatchObject({ title: 'Terms' });
+    expect((await call(svc.url, 'POST', '/api/sites/deleted/legal/terms', { user: 'admin' })).status).toBe(200);
+    expect(await text(svc.siteUrl('legal/terms'))).toBe('200 <h1>original</h1>');
+  });
+
+  it('re-running a CI job with the same files records nothing and keeps the real rollback targets', async () => {
+    const meta = { group: 'ci', slug: 'rerun', title: 'Rerun', tags: ['x'] };
+    const first = await publish(svc.url, admin, meta, { files: v('one') });
+    const second = await publish(svc.url, admin, meta, { files: v('two') });
+    expect(second.body.unchanged).toBe(false);
+    const history = await eventsOf('ci/rerun');
+    for (let run = 0; run < 5; run++) {
+      const again = await publish(svc.url, admin, meta, { files: v('two') });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ unchanged: true, revision: second.body.revision, updated_at: second.body.updated_at });
+      expect(again.body.site).toEqual(second.body.site);
+    }
+    expect(await eventsOf('ci/rerun')).toEqual(history);
+    const revisions = (await call(svc.url, 'GET', '/ingest/sites/ci/rerun/revisions', { key: admin })).body.revisions;
+    expect(revisions.map((r: any) => r.id)).toEqual([second.body.revision, first.body.revision]);
+    expect((await call(svc.url, 'POST', '/ingest/sites/ci/rerun/rollback', { key: admin })).status).toBe(200);
+    expect(await text(svc.siteUrl('ci/rerun'))).toBe('200 <h1>one</h1>');
+  });
+
+  it('the same files with new meta record only the metadata change, as a patch', async () => {
+    const meta = { group: 'ci', slug: 'meta', title: 'Before' };
+    const first = await publish(svc.url, admin, meta, { files: v('m') });
+    const renamed = await publish(svc.url, admin, { ...meta, title: 'After', description: 'new' }, { files: v('m') });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ unchanged: false, revision: first.body.revision, site: { title: 'After', description: 'new' } });
+    expect((await eventsOf('ci/meta')).map((e) => e.type)).toEqual(['SitePublished', 'SitePatched']);
+    expect((await call(svc.url, 'GET', '/api/sites/ci/meta/revisions', { key: admin })).body.revisions).toHaveLength(1);
+    // Meta fields that change nothing are nothing.
+    const same = await publish(svc.url, admin, { group: 'ci', slug: 'meta', title: 'After' }, { files: v('m') });
+    expect(same.body).toMatchObject({ unchanged: true, updated_at: renamed.body.updated_at });
   });
 });

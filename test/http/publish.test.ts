@@ -181,3 +181,41 @@ describe('authorization on the ingest plane', () => {
     expect((await publish(svc.url, json.key, { slug: 'late', title: 'x' }, { index: 'x' })).status).toBe(401);
   });
 });
+
+describe('empty files are ordinary files (spec §4)', () => {
+  const emptyServed = async (url: string) => {
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe('0');
+    expect(await res.text()).toBe('');
+  };
+
+  it('a 0-byte index.html publishes through a .tar.gz, a .zip and the index part, and is served with Content-Length: 0', async () => {
+    const tar = await makeTarGz([{ name: 'index.html', content: '' }, { name: 'empty.css', content: '' }, { name: 'page.html', content: page('p') }]);
+    const fromTar = await publish(svc.url, admin, { group: 'empty', slug: 'tar', title: 'Empty' }, { archive: tar });
+    expect(fromTar.status, JSON.stringify(fromTar.body)).toBe(200);
+    expect(fromTar.body.site.size).toBe(page('p').length);
+    await emptyServed(svc.siteUrl('empty/tar'));
+    await emptyServed(`${svc.siteUrl('empty/tar')}empty.css`);
+    const head = await fetch(svc.siteUrl('empty/tar'), { method: 'HEAD' });
+    expect(head.headers.get('content-length')).toBe('0');
+
+    const zip = await makeZip([{ name: 'index.html', content: '' }]);
+    expect((await publish(svc.url, admin, { group: 'empty', slug: 'zip', title: 'Empty' }, { archive: zip })).status).toBe(200);
+    await emptyServed(svc.siteUrl('empty/zip'));
+
+    expect((await publish(svc.url, admin, { group: 'empty', slug: 'index', title: 'Empty' }, { index: '' })).status).toBe(200);
+    await emptyServed(svc.siteUrl('empty/index'));
+  });
+
+  it('empty files appear in the file tree and in a diff', async () => {
+    const first = await publish(svc.url, admin, { group: 'empty', slug: 'diff', title: 'D' }, { files: { 'index.html': page('d') } });
+    const second = await publish(svc.url, admin, { group: 'empty', slug: 'diff' }, { files: { 'index.html': page('d'), '.nojekyll': '' } });
+    expect(second.status).toBe(200);
+    const headers = { Authorization: `Bearer ${admin}` };
+    const tree = await (await fetch(`${svc.url}/api/sites/empty/diff/revisions/current/files`, { headers })).json();
+    expect(tree.children).toContainEqual({ name: '.nojekyll', path: '.nojekyll', dir: false, size: 0 });
+    const diff = await (await fetch(`${svc.url}/api/sites/empty/diff/revisions/${first.body.revision}/diff/current`, { headers })).json();
+    expect(diff.added).toEqual([{ path: '.nojekyll', size: 0 }]);
+  });
+});

@@ -117,6 +117,25 @@ describe('MCP connector: the whole flow with the SDK client against the real ser
     expect(revs.revisions).toEqual([expect.objectContaining({ id: out.revision, current: true, files: 3 })]);
   });
 
+  it('publish_site: an empty page publishes, a rerun answers unchanged, a path in the trash is refused', async () => {
+    const args = { group: 'mcp', slug: 'blank', title: 'Blank', html: '' };
+    const first = await client.callTool({ name: 'publish_site', arguments: args });
+    expect((first as ToolResult).isError, text(first)).toBeFalsy();
+    const published = JSON.parse(text(first));
+    expect(published.unchanged).toBe(false);
+    const served = await fetch(svc.siteUrl('mcp/blank'));
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-length')).toBe('0');
+
+    const rerun = JSON.parse(text(await client.callTool({ name: 'publish_site', arguments: args })));
+    expect(rerun).toMatchObject({ unchanged: true, revision: published.revision, updated_at: published.updated_at });
+
+    expect((await client.callTool({ name: 'unpublish_site', arguments: { site: 'mcp/blank' } }) as ToolResult).isError).toBeFalsy();
+    const refused = await client.callTool({ name: 'publish_site', arguments: { ...args, html: '<p>over the trash</p>' } });
+    expect((refused as ToolResult).isError).toBe(true);
+    expect(text(refused)).toBe('conflict: mcp/blank is in the trash: restore it or purge it first');
+  });
+
   it('refuses calls outside the grant, naming the capability and target, and publishes nothing', async () => {
     const outside = await client.callTool({ name: 'publish_site', arguments: { group: 'other', slug: 'x', title: 'nope', html: '<h1>x</h1>' } });
     expect((outside as ToolResult).isError).toBe(true);

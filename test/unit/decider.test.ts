@@ -190,20 +190,29 @@ describe('revision ids', () => {
 });
 
 describe('publish to a quarantined site', () => {
-  it('revives it with the same id; with versioning off the quarantined content is dropped', () => {
-    const events = decideSite(publish(), given(created(1), quarantined));
-    expect(events.map((e) => e.type)).toEqual(['SitePublished', 'RevisionDropped']);
-    expect(events[0]!.type === 'SitePublished' && events[0].data.siteId).toBe(7);
-    const after = then(given(created(1), quarantined), events);
-    expect(after.status).toBe('live');
-    expect(after.deletedAt).toBeUndefined();
+  it('is refused with a conflict naming the trash, whatever the versioning (spec §4)', () => {
+    for (const versioning of [OFF, on(5)]) {
+      const state = given(created(1), quarantined);
+      expect(() => decideSite(publish({ versioning }), state)).toThrow(new ConflictError('docs/app is in the trash: restore it or purge it first'));
+      // The same files as the quarantined revision change nothing either.
+      expect(() => decideSite(publish({ versioning, content: { manifest: 'm1', files: 1, size: 100 } }), state)).toThrow(ConflictError);
+    }
   });
+});
 
-  it('with versioning on the quarantined content is kept as an archived revision', () => {
-    const state = given(created(1), quarantined);
-    const events = decideSite(publish({ versioning: on(5) }), state);
-    expect(events.map((e) => e.type)).toEqual(['SiteArchived', 'SitePublished']);
-    expect(then(state, events).archived.map((r) => r.id)).toEqual([id(1)]);
+describe('publish of the live files (spec §4: a re-run records nothing)', () => {
+  const same = { manifest: 'm1', files: 1, size: 100 };
+  it('with meta that changes nothing: no event', () => {
+    expect(decideSite(publish({ content: same, meta: { title: 'App' }, versioning: on(1) }), given(created(1)))).toEqual([]);
+    expect(decideSite(publish({ content: same, meta: {} }), given(created(1)))).toEqual([]);
+  });
+  it('with changed meta: only the metadata change, as a patch; no revision, nothing archived or dropped', () => {
+    const events = decideSite(publish({ content: same, meta: { title: 'Renamed', tags: ['a'] }, versioning: on(1) }), given(created(1)));
+    expect(events).toEqual([{ type: 'SitePatched', data: { siteId: 7, meta: { title: 'Renamed', tags: ['a'], hidden: false } } }]);
+  });
+  it('another manifest is a new revision even when the meta is the same', () => {
+    const events = decideSite(publish({ meta: { title: 'App' } }), given(created(1)));
+    expect(events.map((e) => e.type)).toEqual(['SitePublished', 'RevisionDropped']);
   });
 });
 
@@ -347,7 +356,7 @@ describe('lifecycle machine', () => {
   const table: Record<LifecycleStatus, LifecycleCommand[]> = {
     absent: ['PUBLISH'],
     live: ['PUBLISH', 'PATCH', 'ROLLBACK', 'UNPUBLISH', 'READ'],
-    quarantined: ['PUBLISH', 'RESTORE', 'PURGE'],
+    quarantined: ['RESTORE', 'PURGE'],
     purged: ['PUBLISH'],
   };
   const all: LifecycleCommand[] = ['PUBLISH', 'PATCH', 'ROLLBACK', 'UNPUBLISH', 'RESTORE', 'PURGE', 'READ'];

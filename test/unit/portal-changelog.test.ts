@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildChangelog, describeMetaChange, groupByDay, labeller, publishesPerDay, revisionIso, revisionNumbers } from '../../portal/src/changelog.ts';
+import { buildChangelog, describeMetaChange, groupByDay, labeller, publishesPerDay, revisionIso, revisionNumbers, revisionOption } from '../../portal/src/changelog.ts';
 import { dayHeading, formatPercent, formatRelative, formatSignedBytes, initials } from '../../portal/src/format.ts';
 import type { SiteEvent } from '../../portal/src/types.ts';
 
@@ -25,7 +25,7 @@ const events: SiteEvent[] = [
 
 describe('portal changelog', () => {
   it('numbers revisions by publish order; a rollback keeps the label of the revision it brings back', () => {
-    const numbers = revisionNumbers(events);
+    const numbers = revisionNumbers([], events)!;
     expect([...numbers]).toEqual([[R1, 1], [R2, 2], [R3, 3]]);
     const label = labeller(numbers);
     expect(label(R2)).toBe('v2');
@@ -37,6 +37,32 @@ describe('portal changelog', () => {
     const twins = ['20261121T100000.123000000Z', '20261121T100000.456000000Z'];
     expect(twins.map(labeller(undefined, [...twins, R3]))).toEqual([expect.stringMatching(/:00\.123$/), expect.stringMatching(/:00\.456$/)]);
     expect(labeller(undefined, [...twins, R3])(R3)).toMatch(/:00:00$/);
+  });
+
+  it('numbers as spec §14 does: a purge starts again at 1, and a number the service sends wins', () => {
+    const purgedAndBack: SiteEvent[] = [
+      ...events,
+      { type: 'SitePurged', at: '2026-11-23T00:00:00Z', actor: admin, data: { revisions: [] } },
+      { type: 'SitePublished', at: '2026-11-24T00:00:00Z', actor: seed, data: { created: true, revision: rev('20261124T000000.000000004Z', 1, 10), meta } },
+    ];
+    expect(revisionNumbers([], purgedAndBack)!.get('20261124T000000.000000004Z')).toBe(1);
+    // the field spec §14 adds to Revision is read when present, with or without the history
+    expect(revisionNumbers([{ id: R3, number: 7 }], events)!.get(R3)).toBe(7);
+    expect([...revisionNumbers([{ id: R3, number: 7 }, { id: R2 }])!]).toEqual([[R3, 7]]);
+    // viewers (no history, no field): no numbers, so labels are publish times to the second
+    expect(revisionNumbers([{ id: R3 }, { id: R2 }])).toBeUndefined();
+  });
+
+  it('a revision picker leads with the number, then the publish time to the second', () => {
+    const within = (s: string) => ({ id: `20261124T1015${s}.000000000Z`, current: false, created_at: `2026-11-24T10:15:${s}.000Z`, size: 48_000, files: 4 });
+    const [a, b, c] = [within('01'), within('17'), { ...within('42'), current: true }];
+    const label = labeller(revisionNumbers([], [a, b, c].map((r) => ({ type: 'SitePublished', at: r.created_at, actor: seed, data: { revision: { id: r.id } } })))!);
+    const options = [a, b, c].map((r) => revisionOption(r, label(r.id)));
+    expect(options[0]).toMatch(/^v1 · 2026-11-24 \d\d:\d\d:01 · 48 KB · 4 files$/);
+    expect(options[2]).toMatch(/^v3 · 2026-11-24 \d\d:\d\d:42 · live · 48 KB · 4 files$/);
+    expect(new Set(options).size).toBe(3);
+    // without numbers the time is the label, said once
+    expect(revisionOption(b, labeller(undefined)(b.id))).toMatch(/^2026-11-24 \d\d:\d\d:17 · 48 KB · 4 files$/);
   });
 
   it('reads the events as entries, newest first, with counts, size changes and dropped revisions', () => {

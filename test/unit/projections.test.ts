@@ -76,6 +76,7 @@ describe('site projection', () => {
         archived: [],
         createdAt: e.meta.at,
         updatedAt: e.meta.at,
+        updatedBy: e.meta.actor,
       },
     });
   });
@@ -215,9 +216,10 @@ describe('key projection', () => {
       createdBy: ACTOR,
     });
     log.add('key-3', keyUsed(3, '2026-05-03T00:00:00.000Z'));
-    log.add('key-3', keyRevoked(3));
+    const revoked = log.add('key-3', keyRevoked(3));
     key = project(log.events).get('key-3')!.doc as KeyDoc;
-    expect(key).toMatchObject({ revoked: true, lastUsedAt: '2026-05-03T00:00:00.000Z' });
+    // who revoked it and when, for the keys view's revoked list
+    expect(key).toMatchObject({ revoked: true, lastUsedAt: '2026-05-03T00:00:00.000Z', revokedAt: revoked.meta.at, revokedBy: revoked.meta.actor });
     expect(project(log.events).get('key-3')!.revision).toBe(4);
   });
 

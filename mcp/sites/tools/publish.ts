@@ -38,7 +38,8 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
       description:
         'Creates or replaces a static site at https://<slug>.<group>.<base>/ (group "" for a flat site <slug>.<base>). ' +
         'Give exactly one of `html` (one self-contained page, becomes index.html) or `files` (index.html at the root is required; ' +
-        'binary files such as images as base64). Replacing a site swaps all of its files at once. Returns the PublishResult: url, revision and the Site.',
+        'binary files such as images as base64). Replacing a site swaps all of its files at once; the same files again record nothing (unchanged: true). ' +
+        'A site in the trash must be restored or purged first. Returns the PublishResult: url, revision, the Site and unchanged.',
       inputSchema: z.object({
         group: text('Group path: "" (flat site), "docs" or "team/docs"').optional(),
         slug: text('Site label: lowercase letters, digits and inner hyphens'),
@@ -53,9 +54,9 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
         const { html, files, ...meta } = args;
         const target = preparePublish(identity, JSON.stringify({ group: '', ...meta }));
         const entries = toolFiles({ html, files }, api.deps.limits);
-        const { site, revision } = await publishFiles(api.deps, identity, target, entries);
+        const { site, revision, unchanged } = await publishFiles(api.deps, identity, target, entries);
         const json = siteJson(api, site);
-        return jsonResult({ url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json });
+        return jsonResult({ url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged });
       }),
   );
 

@@ -4,7 +4,7 @@ import { h, replace, stateLine } from '../dom.ts';
 import { setQuery } from '../router.ts';
 import type { Revision } from '../types.ts';
 import { renderDiff } from './diff.ts';
-import { revisionOption } from './files.ts';
+import { revisionOption } from '../changelog.ts';
 import type { TabContext } from './site.ts';
 
 export async function renderCompareTab(ctx: TabContext): Promise<void> {

@@ -2,7 +2,8 @@
 import { api, describeError } from '../api.ts';
 import { IMAGE_EXT, TEXT_EXT } from '../diff-model.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatBytes, formatTime, plural, sitePath } from '../format.ts';
+import { revisionOption } from '../changelog.ts';
+import { formatBytes, sitePath } from '../format.ts';
 import { setQuery } from '../router.ts';
 import type { FileNode, Revision } from '../types.ts';
 import { revId } from '../widgets.ts';
@@ -10,13 +11,6 @@ import { rollbackTo } from './site-actions.ts';
 import type { TabContext } from './site.ts';
 
 const MAX_TEXT_PREVIEW = 256 * 1024;
-
-/** "Current · v3 · 2026-11-24 10:15 · 48 KB · 4 files": the label leads, the time only when the label is not already the time. */
-export function revisionOption(r: Revision, label: string): string {
-  const time = formatTime(r.created_at);
-  const name = label.startsWith(time) ? label : `${label} · ${time}`;
-  return `${r.current ? 'Current · ' : ''}${name} · ${formatBytes(r.size)} · ${plural(r.files, 'file')}`;
-}
 
 /** The portal URL of the Compare tab for two revisions. */
 export function compareHref(site: { group: string; slug: string }, from: string, to: string): string {

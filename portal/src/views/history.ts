@@ -1,46 +1,38 @@
 /**
  * The History tab (admins): the site's audit trail read as a changelog, newest first and
  * grouped by day. Each publish or rollback says who, when, and what changed; a click opens
- * the diff of that change (`?tab=history&diff=A..B`).
+ * the diff of that change (`?tab=history&diff=A..B`); an entry whose revision is still kept
+ * and not live offers to make it live again (with versioning on, after a confirmation).
  */
 import { describeError } from '../api.ts';
 import { buildChangelog, groupByDay, type ChangelogEntry } from '../changelog.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { dayHeading, sitePath } from '../format.ts';
+import { dayHeading, describeActor, sitePath } from '../format.ts';
 import type { Revision, Site, SiteEvent } from '../types.ts';
 import { changeSummary, revId, revTag, when } from '../widgets.ts';
 import { renderDiff } from './diff.ts';
 import { compareHref } from './files.ts';
+import { rollbackTo } from './site-actions.ts';
 import type { TabContext } from './site.ts';
 
 /** Entries drawn at first; "Show older changes" adds more (a busy site has thousands). */
 const PAGE = 100;
 
-/** Actors are `{kind, name, id?}` in event metadata; older or other shapes are shown as given. */
-export function describeActor(actor: unknown): string {
-  if (typeof actor === 'string') return actor;
-  if (actor && typeof actor === 'object') {
-    const a = actor as { kind?: string; name?: string; id?: unknown; user?: string };
-    switch (a.kind) {
-      case 'user':
-        return `${a.name}`;
-      case 'key':
-        return `key “${a.name}” (#${a.id})`;
-      case 'connection':
-        return `MCP client ${a.name}${a.user ? `, approved by ${a.user}` : ''}`;
-      case 'system':
-        return `the service (${a.name})`;
-    }
-    return JSON.stringify(actor);
-  }
-  return 'unknown';
-}
-
 const historyHref = (site: Site, diff?: string) => `/sites/${sitePath(site)}?tab=history${diff ? `&diff=${encodeURIComponent(diff)}` : ''}`;
 const filesHref = (site: Site, rev: string) => `/sites/${sitePath(site)}?rev=${encodeURIComponent(rev)}`;
 
-/** `liveEntry`: the newest entry that made the live revision live (an older publish of the same revision is not "live now"). */
-type Known = { label: (id: string) => string; kept: Set<string>; live?: string; liveEntry?: ChangelogEntry };
+/**
+ * What the entries are drawn against. `liveEntry`: the newest entry that made the live
+ * revision live (an older publish of the same revision is not "live now"). `rollback`: how
+ * to make a kept revision live again, absent when versioning is off (a rollback is refused then).
+ */
+type Known = {
+  label: (id: string) => string;
+  kept: Set<string>;
+  live?: string;
+  liveEntry?: ChangelogEntry;
+  rollback?: (id: string) => void;
+};
 
 /** Where a click on an entry leads: its diff when both revisions are still kept, the files of a first publish. */
 function target(e: ChangelogEntry, site: Site, k: Known): { href: string; text: string } | { missing: string } | undefined {
@@ -85,7 +77,16 @@ function entryItem(e: ChangelogEntry, site: Site, k: Known): HTMLElement {
       ? h('p', { class: 'entry-note muted small' }, `No longer kept after this publish: ${e.dropped.map(k.label).join(', ')}`)
       : null,
     to && 'missing' in to ? h('p', { class: 'entry-note muted small' }, to.missing) : null,
-    e.kind === 'note' ? null : h('p', { class: 'entry-id muted small' }, revId(e.id)),
+    e.kind === 'note'
+      ? null
+      : h(
+          'div',
+          { class: 'entry-foot' },
+          h('p', { class: 'entry-id muted small' }, revId(e.id)),
+          k.rollback && k.kept.has(e.id) && e.id !== k.live
+            ? h('button', { type: 'button', class: 'rollback', 'aria-label': `Make ${k.label(e.id)} live again`, onclick: () => k.rollback!(e.id) }, `Make ${k.label(e.id)} live`)
+            : null,
+        ),
   );
   // The whole entry opens its change, not only the title (buttons and selected text excepted).
   if (to && 'href' in to) {
@@ -112,7 +113,17 @@ export async function renderHistoryTab(ctx: TabContext): Promise<void> {
     return;
   }
   if (signal.aborted) return;
-  const known: Known = { label, kept: new Set(revisions.map((r) => r.id)), live: revisions.find((r) => r.current)?.id };
+  const liveRev = revisions.find((r) => r.current);
+  const rollback = (id: string) => {
+    const rev = revisions.find((r) => r.id === id);
+    if (rev) void rollbackTo(site, rev, liveRev, label, () => ctx.reload());
+  };
+  const known: Known = {
+    label,
+    kept: new Set(revisions.map((r) => r.id)),
+    live: liveRev?.id,
+    rollback: ctx.me.is_admin && ctx.me.versioning_enabled ? rollback : undefined,
+  };
   const entries = buildChangelog(events);
   known.liveEntry = entries.find((e) => e.kind !== 'note' && e.id === known.live);
   const diff = new URLSearchParams(location.search).get('diff');

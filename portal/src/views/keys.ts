@@ -1,12 +1,22 @@
 /** API Keys (admins): list with grants, expiry and last use; create with a grants editor; revoke. */
 import { api, ApiError, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
-import { h, replace, stateLine } from '../dom.ts';
+import { h, replace, stateLine, type Child } from '../dom.ts';
+import { describeActor } from '../format.ts';
 import type { ViewContext } from '../main.ts';
 import { dataTable, grantList } from '../table.ts';
 import { when } from '../widgets.ts';
 import type { ApiKey, Grant } from '../types.ts';
 import { grantsEditor } from './grants-editor.ts';
+
+/** A key's status: active, expired, or revoked with when and by whom (older records may lack who). */
+function status(k: ApiKey, expired: boolean): Child {
+  if (k.revoked_at !== undefined) {
+    const by = k.revoked_by ? ` by ${describeActor(k.revoked_by)}` : '';
+    return [h('span', { class: 'badge muted' }, 'Revoked'), h('span', { class: 'status-detail muted' }, when(k.revoked_at), by)];
+  }
+  return expired ? h('span', { class: 'badge warn' }, 'Expired') : h('span', { class: 'badge ok' }, 'Active');
+}
 
 export async function renderKeys(ctx: ViewContext): Promise<void> {
   const { main, signal } = ctx;
@@ -110,6 +120,11 @@ export async function renderKeys(ctx: ViewContext): Promise<void> {
         return;
       }
       const now = Date.now();
+      // Live keys first (newest first), then the revoked ones, greyed, most recently revoked first.
+      const revoked = (k: ApiKey) => k.revoked_at !== undefined;
+      const sorted = [...keys].sort((a, b) =>
+        revoked(a) !== revoked(b) ? (revoked(a) ? 1 : -1) : revoked(a) ? b.revoked_at!.localeCompare(a.revoked_at!) : b.id - a.id,
+      );
       replace(
         list,
         dataTable({
@@ -121,19 +136,22 @@ export async function renderKeys(ctx: ViewContext): Promise<void> {
             { label: 'Created', class: 'nowrap' },
             { label: 'Expires', class: 'nowrap' },
             { label: 'Last used', class: 'nowrap' },
+            { label: 'Status' },
             { label: 'Actions', srOnly: true },
           ],
-          rows: keys.map((k) => {
+          rows: sorted.map((k) => {
             const expired = k.expires_at !== undefined && Date.parse(k.expires_at) <= now;
+            const gone = revoked(k);
             return {
-              attrs: { 'data-key-id': String(k.id), 'data-key-name': k.name },
+              attrs: { 'data-key-id': String(k.id), 'data-key-name': k.name, 'data-status': gone ? 'revoked' : expired ? 'expired' : 'active', class: gone ? 'is-revoked' : null },
               cells: [
                 [h('strong', null, k.name), h('span', { class: 'muted' }, ` #${k.id}`)],
                 k.admin ? h('span', { class: 'badge admin' }, 'Admin') : grantList(k.grants),
                 when(k.created_at),
-                k.expires_at ? [when(k.expires_at), expired ? [' ', h('span', { class: 'badge warn' }, 'expired')] : null] : 'Never',
+                gone ? h('span', { class: 'muted', title: 'A revoked key no longer expires: it is already refused' }, '—') : k.expires_at ? when(k.expires_at) : 'Never',
                 when(k.last_used_at, { never: 'Never' }),
-                h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: () => void revoke(k) }, 'Revoke'),
+                status(k, expired),
+                gone ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: () => void revoke(k) }, 'Revoke'),
               ],
             };
           }),

@@ -63,7 +63,7 @@ export async function rollbackTo(site: Site, rev: Revision, current: Revision | 
   const ok = await confirmDialog({
     title: `Make ${label(rev.id)} live?`,
     body: [
-      h('p', null, `Revision ${label(rev.id)} (`, h('code', null, rev.id), `, ${formatTime(rev.created_at)}, ${formatBytes(rev.size)}) replaces the live content of `, h('code', null, sitePath(site)), '.'),
+      h('p', null, `Revision ${label(rev.id)} (`, h('code', null, rev.id), `, published ${formatTime(rev.created_at, { seconds: true })}, ${formatBytes(rev.size)}) replaces the live content of `, h('code', null, sitePath(site)), '.'),
       current && h('p', null, `The current revision ${label(current.id)} is archived, so this can be undone.`),
     ],
     confirmLabel: 'Roll back',

@@ -1,7 +1,7 @@
 /** Site cards (with lazy thumbnails) and the table view of the site list. */
 import { api } from '../api.ts';
 import { h } from '../dom.ts';
-import { formatBytes, initials, sitePath } from '../format.ts';
+import { describeActor, formatBytes, formatTime, initials, sitePath } from '../format.ts';
 import { dataTable } from '../table.ts';
 import { when } from '../widgets.ts';
 import { siteHref } from '../router.ts';
@@ -98,6 +98,26 @@ function tagChips(site: Site, onTag: (tag: string) => void): HTMLElement | null 
   );
 }
 
+/** "Updated 5 minutes ago by key “ci”": when the site last changed (a publish, a rollback, an edit) and who did it. */
+export function lastChange(site: Site): HTMLElement {
+  return h(
+    'p',
+    { class: 'updated' },
+    'Updated ',
+    when(site.updated_at),
+    site.updated_by ? [' by ', h('span', { class: 'who' }, describeActor(site.updated_by, { short: true }))] : null,
+  );
+}
+
+/**
+ * The table's Date: the date the publisher gave the site, else the day it last changed, in
+ * grey and said to be that, so the column is never empty and never passes one for the other.
+ */
+function dateCell(site: Site): Node | string {
+  if (site.date) return site.date;
+  return h('span', { class: 'muted fallback-date', title: 'No date given: the day the site last changed' }, formatTime(site.updated_at).slice(0, 10), h('span', { class: 'sr-only' }, ' (no date given: last changed)'));
+}
+
 export function siteCard(site: Site, onTag: (tag: string) => void): HTMLElement {
   const path = sitePath(site);
   return h(
@@ -111,6 +131,7 @@ export function siteCard(site: Site, onTag: (tag: string) => void): HTMLElement 
       h('p', { class: 'path' }, path),
       site.description && h('p', { class: 'desc' }, site.description),
       tagChips(site, onTag),
+      lastChange(site),
       h(
         'p',
         { class: 'meta' },
@@ -133,9 +154,9 @@ export function siteTable(sites: Site[], onTag: (tag: string) => void): HTMLElem
         h('span', { class: 'title-cell' }, favicon(s), h('a', { href: siteHref(sitePath(s)) }, s.title), hiddenBadge(s)),
         sitePath(s),
         tagChips(s, onTag),
-        s.date ?? '',
+        dateCell(s),
         formatBytes(s.size),
-        when(s.updated_at),
+        [when(s.updated_at), s.updated_by ? h('span', { class: 'by muted' }, `by ${describeActor(s.updated_by, { short: true })}`) : null],
         liveLink(s, 'Open'),
       ],
     })),

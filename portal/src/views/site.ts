@@ -2,7 +2,7 @@
 import { api } from '../api.ts';
 import { labeller, revisionNumbers } from '../changelog.ts';
 import { h, replace, stateLine } from '../dom.ts';
-import { formatBytes, sitePath } from '../format.ts';
+import { describeActor, formatBytes, sitePath } from '../format.ts';
 import { setQuery } from '../router.ts';
 import type { ViewContext } from '../main.ts';
 import type { Revision, Site, SiteEvent } from '../types.ts';
@@ -52,7 +52,7 @@ function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData
     label: () =>
       (label ??= data.revisions().then((revs) => {
         const kept = revs.map((r) => r.id);
-        return data.events().then((e) => labeller(e && revisionNumbers(e), kept), () => labeller(undefined, kept));
+        return data.events().then((e) => labeller(revisionNumbers(revs, e), kept), () => labeller(revisionNumbers(revs), kept));
       })),
     refresh: () => {
       revisions = events = label = undefined;
@@ -181,7 +181,7 @@ function metadata(site: Site): HTMLElement {
     row('Size', formatBytes(site.size)),
     row('Visibility', site.hidden ? 'Hidden (listed for admins only)' : 'Listed'),
     row('Created', when(site.created_at)),
-    row('Updated', when(site.updated_at)),
+    row('Updated', h('span', null, when(site.updated_at), site.updated_by ? ` by ${describeActor(site.updated_by)}` : '')),
     row('Site id', String(site.id)),
   );
 }

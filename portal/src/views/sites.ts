@@ -7,6 +7,7 @@ import type { ViewContext } from '../main.ts';
 import type { SiteList } from '../types.ts';
 import { breadcrumbs, collectTags, groupTree } from './group-tree.ts';
 import { siteCard, siteTable } from './site-cards.ts';
+import { firstSiteGuide } from './first-site.ts';
 import { openUploadDialog } from './upload.ts';
 
 const PAGE_SIZE = 48;
@@ -95,13 +96,11 @@ export async function renderSites(ctx: ViewContext): Promise<void> {
       const filtered = state.q || state.tag || state.group;
       replace(
         results,
-        stateLine(
-          filtered
-            ? 'No sites match these filters. Clear the search, choose All tags, or pick All sites in the groups list.'
-            : me.is_admin
-              ? 'No sites have been published yet. Publish one with the Publish a site button, or from CI with an API key (see API Keys).'
-              : 'No sites have been published yet. They appear here as soon as someone publishes one.',
-        ),
+        filtered
+          ? stateLine('No sites match these filters. Clear the search, choose All tags, or pick All sites in the groups list.')
+          : me.is_admin
+            ? firstSiteGuide(location.origin, me.base_domain)
+            : stateLine('No sites have been published yet. They appear here as soon as someone publishes one.'),
       );
     } else {
       summary.textContent = `${plural(list.count, 'site')}${list.sites.length ? ` · showing ${from + 1}–${from + list.sites.length}` : ''}`;

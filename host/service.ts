@@ -35,6 +35,8 @@ import { createLogger, type Logger } from './log.ts';
 import { clientRoute } from './client-bundle.ts';
 import { startLeaderJob } from './leader-job.ts';
 import { portalMiddleware } from './portal.ts';
+import { docsMiddleware } from './docs/site.ts';
+import { projectRoot } from './root.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
 import { answerClientError, CONNECTION_CHECK_MS, guardBodyPace, HEADERS_TIMEOUT_MS } from './slow-client.ts';
@@ -162,6 +164,8 @@ export async function apexApp(service: Service): Promise<Koa> {
     app.use(r.allowedMethods());
   }
   app.use(clientRoute(() => service.api.apexOrigin()));
+  // The docs of the running version, linked from the portal's header (host/docs/site.ts says why here).
+  app.use(docsMiddleware(projectRoot));
   app.use(portalMiddleware([service.config.baseDomain, ...service.config.aliasDomains]));
   return app;
 }

@@ -24,6 +24,14 @@ export type Setting<T> = {
 export const SECTIONS = ['Addresses', 'Stores', 'Sign-in and trust', 'Limits', 'Versions and trash', 'MCP connector', 'Logging'] as const;
 export type Section = (typeof SECTIONS)[number];
 
+/**
+ * Open connections one client address may hold (SITES_MAX_CONNECTIONS_PER_ADDRESS). A
+ * browser opens at most 6 per host name and 256 in all (Chromium's pool), usually far
+ * fewer to one service even with a portal full of site previews; `sites publish` uploads 16
+ * at a time, so 16 CI jobs behind one NAT address stay under it too.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+
 const setting = <T>(s: Setting<T>): Setting<T> & { readonly default: string } => s as Setting<T> & { readonly default: string };
 const optional = <T>(s: Omit<Setting<T>, 'default'>): Setting<T> => s;
 
@@ -125,6 +133,12 @@ export const SETTINGS = {
     doc: 'The window, in milliseconds, over which the slow-client pace is measured. `0` disables the guard.',
     type: p.int(0),
   }),
+  SITES_MAX_CONNECTIONS_PER_ADDRESS: setting({
+    section: 'Limits',
+    default: String(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
+    doc: 'Open connections one client address (an IPv4 address, or an IPv6 /64) may hold; a connection over the cap is answered 429. The trusted proxies are not capped. `0` disables the cap. See [Security](../explanation/security.md#what-the-service-guarantees).',
+    type: p.int(0),
+  }),
   SITES_VERSIONING_ENABLED: setting({
     section: 'Versions and trash',
     default: 'false',
@@ -175,13 +189,13 @@ export const SETTINGS = {
   SITES_LOG_LEVEL: setting({
     section: 'Logging',
     default: 'info',
-    doc: 'The least severe log line written to stderr.',
+    doc: 'The least severe log entry written to stderr: `debug`, `info`, `warn` or `error`. See [Logs](logs.md).',
     type: p.oneOf(['debug', 'info', 'warn', 'error'], (raw) => `unknown level ${JSON.stringify(raw)}`),
   }),
   SITES_LOG_FORMAT: setting({
     section: 'Logging',
     default: 'text',
-    doc: 'Log lines as text, or one JSON object a line for a log collector.',
+    doc: 'Log lines as `text` (one readable line per entry) or `json` (every line a JSON object, for a log collector). See [Logs](logs.md).',
     type: p.oneOf(['text', 'json'], () => 'must be text or json'),
   }),
 };

@@ -5,6 +5,7 @@ import { readSettings } from './config-settings.ts';
 // The IP range helpers are pure and live with the HTTP layer that checks peers; re-exported for the CLI and tests.
 export { inCidrs, ipToBigInt, isLoopback, type Cidr } from '../api/ip.ts';
 export { ConfigError, parseCidr, parseDuration } from './config-parsers.ts';
+export { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './config-settings.ts';
 
 /** The service's configuration, read from `SITES_*` variables (spec §8). */
 export type Config = {
@@ -35,6 +36,8 @@ export type Config = {
   readonly maxExtractEntries: number;
   /** Slow-client guard: at least `minBytesPerSecond` over every `windowMs` while an upload arrives (0 disables). */
   readonly uploadPace: { readonly windowMs: number; readonly minBytesPerSecond: number };
+  /** Connections one client address (IPv4, or IPv6 /64) may hold open; trusted proxies are not capped (0 disables). */
+  readonly maxConnectionsPerAddress: number;
   readonly versioning: { readonly enabled: boolean; readonly keep: number };
   readonly deletedSiteTtlMs: number;
   /** How long an incremental deploy stays open before it expires (spec §10: 1h; shorter for tests). */
@@ -101,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxExtractBytes: v.SITES_MAX_EXTRACT_BYTES,
     maxExtractEntries: v.SITES_MAX_EXTRACT_ENTRIES,
     uploadPace: { windowMs: v.SITES_UPLOAD_STALL_WINDOW_MS, minBytesPerSecond: v.SITES_UPLOAD_MIN_BYTES_PER_S },
+    maxConnectionsPerAddress: v.SITES_MAX_CONNECTIONS_PER_ADDRESS,
     versioning: { enabled: v.SITES_VERSIONING_ENABLED, keep: v.SITES_VERSIONING_KEEP },
     deletedSiteTtlMs: v.SITES_DELETED_SITE_TTL,
     deployTtlMs: v.SITES_DEPLOY_TTL,

@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../config.ts';
 import { noArguments, only, parseArgs, UsageError } from './args.ts';
-import { CliError, installLastResort, reportFailure, systemReason } from './failure.ts';
+import { CliError, failuresAsLogLines, installLastResort, reportFailure, systemReason } from './failure.ts';
 import { plural } from './format.ts';
 
 // Each command loads what it needs when it runs: `sites publish` (the publishing client) starts
@@ -29,6 +29,8 @@ const USAGE = `usage: sites <command>
 /** Runs the CLI; returns the exit status (0 ok, 1 failed operation, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // The long-running commands write a log: with SITES_LOG_FORMAT=json even a failure to start is a JSON line.
+  if ((command === 'serve' || command === 'project') && (process.env.SITES_LOG_FORMAT || '').toLowerCase() === 'json') failuresAsLogLines();
   installLastResort();
   try {
     const config = () => loadConfig();
@@ -95,6 +97,7 @@ async function serve(): Promise<number> {
   const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob } = await jobs();
   const { serveBanner } = await import('./banner.ts');
   const service = await createService(config, { project: 'run', port: () => port });
+  logProcessWarnings(service.log, config);
   const server = await startHttp(service).catch(async (err: unknown) => {
     // The projector is already running: without closing it the process would stay up, silent.
     await service.close();
@@ -158,6 +161,7 @@ async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
 async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
   const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob } = await jobs();
   const service = await (await services()).createService(config, { project: 'run' });
+  logProcessWarnings(service.log, config);
   service.log.info('projector running', { stack: service.stack.describe });
   const stopJob = startQuarantineJob(service);
   startOAuthClientExpiryJob(service);
@@ -170,6 +174,13 @@ async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<numbe
   stopDeploys();
   await service.close();
   return 0;
+}
+
+/** Node's own warnings (deprecations and the like) go through the service log, as JSON lines when that is the format. */
+function logProcessWarnings(log: { warn(msg: string, fields?: Record<string, unknown>): void }, config: Config): void {
+  if (config.logFormat !== 'json') return;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => log.warn(warning.message, { warning: warning.name, ...((warning as { code?: string }).code ? { code: (warning as { code?: string }).code } : {}) }));
 }
 
 /** Why the service could not listen, naming the variable that fixes it. */

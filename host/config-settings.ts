@@ -95,6 +95,12 @@ export const SETTINGS = {
   SITES_S3_BUCKET: optional({ section: 'Stores', doc: 'The bucket (created if missing).', type: p.text }),
   SITES_S3_ACCESS_KEY: optional({ section: 'Stores', doc: 'The S3 access key.', type: p.text }),
   SITES_S3_SECRET_KEY: optional({ section: 'Stores', doc: 'The S3 secret key.', type: p.text }),
+  SITES_STORE_WAIT: setting({
+    section: 'Stores',
+    default: '60s',
+    doc: 'How long start-up waits for an EventStoreDB, MongoDB or S3 server that does not answer yet (a log line per store while it waits); then it stops with one line naming the store.',
+    type: p.duration,
+  }),
   SITES_FORWARD_AUTH_HEADER: setting({
     section: 'Sign-in and trust',
     default: 'Remote-User',

@@ -42,6 +42,11 @@ export type Config = {
   readonly deletedSiteTtlMs: number;
   /** How long an incremental deploy stays open before it expires (spec §10: 1h; shorter for tests). */
   readonly deployTtlMs: number;
+  /**
+   * How long start-up waits for a store server (EventStoreDB, MongoDB, S3) that does not
+   * answer yet, before it stops with one line naming the store (`SITES_STORE_WAIT`).
+   */
+  readonly storeWaitMs: number;
   readonly mcp: {
     readonly enabled: boolean;
     readonly allowedUsers: ReadonlySet<string>;
@@ -108,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     versioning: { enabled: v.SITES_VERSIONING_ENABLED, keep: v.SITES_VERSIONING_KEEP },
     deletedSiteTtlMs: v.SITES_DELETED_SITE_TTL,
     deployTtlMs: v.SITES_DEPLOY_TTL,
+    storeWaitMs: v.SITES_STORE_WAIT,
     mcp: {
       enabled: v.SITES_MCP_ENABLED,
       allowedUsers: v.SITES_MCP_ALLOWED_USERS === undefined ? adminUsers : new Set(v.SITES_MCP_ALLOWED_USERS),

@@ -2,6 +2,7 @@ import { loadConfig, type Config } from '../config.ts';
 import { noArguments, only, parseArgs, UsageError } from './args.ts';
 import { CliError, failuresAsLogLines, installLastResort, reportFailure, systemReason } from './failure.ts';
 import { plural } from './format.ts';
+import { commandHelp, USAGE, wantsHelp } from './help.ts';
 
 // Each command loads what it needs when it runs: `sites publish` (the publishing client) starts
 // in a fraction of the time the service's modules (koa, SQLite, the domain) take to load.
@@ -15,17 +16,6 @@ const jobs = async () => {
   return { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob };
 };
 
-const USAGE = `usage: sites <command>
-  serve                      run the service (what npm start runs)
-  keys create --name NAME [--admin] [--grant GROUP:CAPS]… [--grant-site GROUP/SLUG:CAPS]… [--expires-in 720h | --expires-at DATE] [--json]
-  keys list [--json]
-  keys revoke --id ID
-  publish DIR --site GROUP/SLUG [--title T] [--url URL] [--key KEY]
-  mcp connections [--json] | mcp revoke --id ID
-  replay                     rebuild the read model from the event log
-  project                    run only the projector (for scale-out setups)
-  gc                         delete every stored file no retained revision references`;
-
 /** Runs the CLI; returns the exit status (0 ok, 1 failed operation, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -33,6 +23,12 @@ export async function main(argv: string[]): Promise<number> {
   if ((command === 'serve' || command === 'project') && (process.env.SITES_LOG_FORMAT || '').toLowerCase() === 'json') failuresAsLogLines();
   installLastResort();
   try {
+    // `sites keys --help`, `sites keys create --help`: the command's help, whatever else the line holds.
+    const help = command !== undefined && command !== 'publish' && wantsHelp(rest) ? commandHelp(command) : undefined;
+    if (help) {
+      console.log(help);
+      return 0;
+    }
     const config = () => loadConfig();
     const openShort = async () => (await services()).createService(config(), { project: 'catch-up' });
     switch (command) {
@@ -72,10 +68,16 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case undefined:
-      case 'help':
-      case '--help':
         console.log(USAGE);
-        return command === undefined ? 2 : 0;
+        return 2;
+      case 'help':
+      case '--help': {
+        // `sites help keys` is `sites keys --help`.
+        const topic = rest[0];
+        if (topic === 'publish') return await (await import('./publish.ts')).publishCli(['--help']);
+        console.log((topic !== undefined ? commandHelp(topic) : undefined) ?? USAGE);
+        return 0;
+      }
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)} (sites help lists them)`);
     }

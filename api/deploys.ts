@@ -10,6 +10,7 @@ import { MissingFilesError } from '../domain/deploy/deploy.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import { requireKey, requireUser } from './auth.ts';
 import type { ApiContext } from './context.ts';
+import { noteTarget, noteWrite } from './write-log.ts';
 
 /**
  * Incremental deploys (spec §10): the manifest of digests first, then only the contents
@@ -35,6 +36,7 @@ function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (a
     const { meta, files } = body as { meta?: unknown; files?: unknown };
     if (meta === undefined) throw new ValidationError('meta is required');
     const parsed = readPublishMeta(meta);
+    noteTarget(parsed, (site) => noteWrite(ctx, { site }));
     if (files === undefined) throw new ValidationError('files is required');
     ctx.status = 201;
     ctx.body = await createDeploy(api.deps, identity, { meta: parsed, files });

@@ -11,6 +11,7 @@ import { unpublishSite } from '../app/site-lifecycle/unpublish.ts';
 import { requireKey } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { noteWrite } from './write-log.ts';
 import { handlePublishRequest } from './multipart.ts';
 import { sitePath, siteRoute } from './site-path.ts';
 
@@ -34,7 +35,9 @@ export function ingestRouter(api: ApiContext): Router {
   siteRoute(r, 'POST', '/ingest/sites/*path/rollback', async (ctx) => {
     const identity = await requireKey(api, ctx);
     const body = parseInput(RollbackBody, await readJson(ctx));
-    ctx.body = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body?.revision });
+    const { site, revision } = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body?.revision });
+    noteWrite(ctx, { revision });
+    ctx.body = site;
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/restore', async (ctx) => {

@@ -20,6 +20,7 @@ import { unpublishSite } from '../app/site-lifecycle/unpublish.ts';
 import { requireUser } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { noteWrite } from './write-log.ts';
 import { handlePublishRequest } from './multipart.ts';
 import { mountOpenApi } from './openapi/route.ts';
 import { streamRevisionZip } from './revision-zip.ts';
@@ -107,7 +108,9 @@ export function managementRouter(api: ApiContext): Router {
   siteRoute(r, 'POST', '/api/sites/*path/rollback', async (ctx) => {
     const identity = await requireUser(api, ctx);
     const body = parseInput(RollbackBody, await readJson(ctx));
-    ctx.body = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body?.revision });
+    const { site, revision } = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body?.revision });
+    noteWrite(ctx, { revision });
+    ctx.body = site;
   });
 
   siteRoute(r, 'GET', '/api/sites/*path', async (ctx) => {

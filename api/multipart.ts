@@ -9,6 +9,7 @@ import { publishSite, type IncomingFile } from '../app/publish/publish-site.ts';
 import type { Identity } from '../domain/auth.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import type { ApiContext } from './context.ts';
+import { noteTarget, noteWrite } from './write-log.ts';
 import { receiveUpload, type Part } from './upload.ts';
 
 const MAX_META_BYTES = 64 * 1024;
@@ -42,7 +43,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
   const filesOf = (field: string, content: Readable): AsyncIterable<IncomingFile> => (field === 'index' ? single('index.html', content) : api.readArchive(content));
 
   /** Starts the publish once meta is known. It commits only once the whole body is parsed, so a bad trailing part still cancels it. */
-  const start = (meta: unknown): Promise<PublishResult> => {
+  const start = (meta: unknown, noteSite: (site: string) => void): Promise<PublishResult> => {
     const ready = new Promise<AsyncIterable<IncomingFile>>((resolve, reject) => {
       deliver = resolve;
       refuse = reject;
@@ -51,7 +52,10 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
     const files = (async function* () {
       yield* await ready;
     })();
-    const publish = publishSite(api.deps, identity, { meta: readPublishMeta(meta), files, beforeCommit: () => parsed });
+    const parsedMeta = readPublishMeta(meta);
+    // Known before the capability is checked: a refused publish is logged with the site it tried.
+    noteTarget(parsedMeta, noteSite);
+    const publish = publishSite(api.deps, identity, { meta: parsedMeta, files, beforeCommit: () => parsed });
     publish.catch(upload.fail);
     return publish;
   };
@@ -67,7 +71,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
         if (field.name !== 'meta') continue;
         if (field.truncated) throw new TooLargeError('meta is too large');
         if (publishing) throw new ValidationError('meta was sent twice');
-        publishing = start(field.value);
+        publishing = start(field.value, (site) => noteWrite(ctx, { site }));
         if (spooled) deliver!(filesOf(spooled.field, createReadStream(spooled.path)));
         continue;
       }

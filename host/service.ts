@@ -9,6 +9,7 @@ import type { ApiContext } from '../api/context.ts';
 import { authentication } from '../api/auth.ts';
 import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
+import { writeLog } from '../api/write-log.ts';
 import { auditRouter } from '../api/audit.ts';
 import { deploysRouter } from '../api/deploys.ts';
 import { ingestRouter } from '../api/ingest.ts';
@@ -34,13 +35,17 @@ import { hostNames, listenHostNames } from './hosts.ts';
 import { createOutbound } from './outbound/client.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { youngGarbageHint } from './gc-hint.ts';
-import { createLogger, type Logger } from './log.ts';
+import { auditTo, createLogger, type Logger } from './log.ts';
 import { clientRoute } from './client-bundle.ts';
 import { startLeaderJob } from './leader-job.ts';
 import { portalMiddleware } from './portal.ts';
+import { docsMiddleware } from './docs/site.ts';
+import { projectRoot } from './root.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
-import { answerClientError, CONNECTION_CHECK_MS, guardBodyPace, HEADERS_TIMEOUT_MS } from './slow-client.ts';
+import { inCidrs } from '../api/ip.ts';
+import { capConnectionsPerPeer } from './peer-cap.ts';
+import { answerClientError, guardConnections, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './slow-client.ts';
 import { openStack, type Stack } from './stack.ts';
 
 /** Bytes of listing bodies kept (a listing of 10,000 sites is about 3 MB). */
@@ -136,7 +141,7 @@ export async function createService(config: Config, options: { project: 'run' | 
       oauthMetadata: createOutbound({ allowPrivate: config.mcp.allowPrivateMetadata, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-oauth (client metadata)' }),
     },
     // One counter for every upload: the dead buffers pile up in the one young generation.
-    hooks: { bytesReceived: youngGarbageHint() },
+    hooks: { bytesReceived: youngGarbageHint(), audit: auditTo(log), log },
   };
   if (options.project === 'run') projector.start();
   return {
@@ -160,6 +165,8 @@ export async function apexApp(service: Service): Promise<Koa> {
   app.proxy = false;
   app.silent = true;
   app.on('error', (err) => service.log.error('request failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+  // Outermost: it logs each write and refusal with the status actually sent.
+  app.use(writeLog(service.api));
   app.use(errorMiddleware);
   app.use(apexSecurityHeaders);
   app.use(requestLineCheck);
@@ -179,6 +186,8 @@ export async function apexApp(service: Service): Promise<Koa> {
     app.use(r.allowedMethods());
   }
   app.use(clientRoute(() => service.api.apexOrigin()));
+  // The docs of the running version, linked from the portal's header (host/docs/site.ts says why here).
+  app.use(docsMiddleware(projectRoot));
   app.use(portalMiddleware([service.config.baseDomain, ...service.config.aliasDomains]));
   return app;
 }
@@ -212,8 +221,8 @@ export async function startHttp(service: Service): Promise<Server> {
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
   const names = hostNames(service.config);
   const siteDeps = { queries: service.stack.readModel, blobs: service.stack.blobs, manifests: service.deps.manifests };
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => {
-    guardBodyPace(req, res, service.config.uploadPace);
+  // Node's connection sweep is off (both timeouts 0): guardConnections owns every deadline.
+  const server = createServer({ headersTimeout: 0, requestTimeout: 0 }, (req, res) => {
     const target = classifyHost(req.headers.host, names);
     if (target.kind === 'apex') return void apexHandler(req, res);
     // A TLS proxy asks by whatever name its network gives the service (a container's
@@ -238,10 +247,15 @@ export async function startHttp(service: Service): Promise<Server> {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
     res.end('unknown host\n');
   });
-  // A stalled upload must not hold a connection forever (slow-loris); normal uploads finish well within this.
-  server.requestTimeout = 10 * 60_000;
   server.keepAliveTimeout = 5_000;
   server.on('clientError', answerClientError);
+  guardConnections(server, { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS, pace: service.config.uploadPace });
+  // Last: it wraps every connection listener installed before it (Node's parser, the guard).
+  capConnectionsPerPeer(server, {
+    max: service.config.maxConnectionsPerAddress,
+    exempt: (address) => inCidrs(address, service.config.trustedProxies),
+    onRefused: (address, refused) => service.log.warn('connection cap reached', { client: address, cap: service.config.maxConnectionsPerAddress, refused }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(service.config.listen.port, service.config.listen.host, () => resolve());

@@ -1,3 +1,4 @@
+import type { Identity } from '../../domain/auth.ts';
 import type { RevisionInfo } from '../../domain/events.ts';
 import type { SiteAddress } from '../../domain/paths.ts';
 import { revisionTime } from '../../domain/revision-id.ts';
@@ -24,6 +25,13 @@ const NODE_END = Buffer.from(']}');
 const PROBE = { group: '', slug: 'probe' } as const;
 
 /**
+ * `updated_by` names admin keys and users: like the audit history (`GET …/events`), only
+ * admins see it. Everyone else (publish keys, viewers, MCP connections) gets the time alone.
+ */
+type Audience = 'admin' | 'member';
+const audienceOf = (reader: Identity): Audience => (reader.principal.kind === 'admin' ? 'admin' : 'member');
+
+/**
  * `Site` objects of one service instance, with each document's JSON bytes kept for
  * listings. A listing serializes every matching site (the tree holds all of them); the SQLite
  * read model hands out the same object for a document until its stream moves on, so after a
@@ -35,7 +43,7 @@ const PROBE = { group: '', slug: 'probe' } as const;
  * two instances in one process with other settings never see each other's bytes.
  */
 export class SiteShapes {
-  private readonly bytes = new WeakMap<SiteDoc, { readonly probe: string; readonly bytes: Buffer }>();
+  private readonly bytes: Record<Audience, WeakMap<SiteDoc, { readonly probe: string; readonly bytes: Buffer }>> = { admin: new WeakMap(), member: new WeakMap() };
 
   constructor(private readonly siteUrl: (address: SiteAddress) => string) {}
 
@@ -44,8 +52,12 @@ export class SiteShapes {
     return this.siteUrl(PROBE);
   }
 
-  /** The API `Site` (seed table + spec §3). */
-  site(doc: SiteDoc): Site {
+  /** The API `Site` (seed table + spec §3), as `reader` may see it. */
+  site(doc: SiteDoc, reader: Identity): Site {
+    return this.siteFor(doc, audienceOf(reader));
+  }
+
+  private siteFor(doc: SiteDoc, audience: Audience): Site {
     const m = doc.meta;
     return {
       id: doc.siteId,
@@ -62,7 +74,7 @@ export class SiteShapes {
       ...(doc.live.favicon ? { has_favicon: true } : {}),
       created_at: doc.createdAt,
       updated_at: doc.updatedAt,
-      ...(doc.updatedBy ? { updated_by: doc.updatedBy } : {}),
+      ...(doc.updatedBy && audience === 'admin' ? { updated_by: doc.updatedBy } : {}),
       ...(doc.deletedAt ? { deleted_at: doc.deletedAt } : {}),
       url: this.siteUrl({ group: doc.group, slug: doc.slug }),
     };
@@ -74,9 +86,10 @@ export class SiteShapes {
    * site's bytes in one copy (the page's sites are among the tree's). Joining 10,000 strings
    * and encoding the result took twice as long as the tree itself.
    */
-  listBody(result: SiteListResult): Buffer {
+  listBody(result: SiteListResult, reader: Identity): Buffer {
     const probe = this.probe();
-    const json = (doc: SiteDoc) => this.siteBytes(probe, doc);
+    const audience = audienceOf(reader);
+    const json = (doc: SiteDoc) => this.siteBytes(probe, doc, audience);
     const parts: Buffer[] = [SITES];
     list(parts, result.page.map(json));
     parts.push(TREE);
@@ -85,11 +98,11 @@ export class SiteShapes {
     return Buffer.concat(parts);
   }
 
-  private siteBytes(probe: string, doc: SiteDoc): Buffer {
-    const hit = this.bytes.get(doc);
+  private siteBytes(probe: string, doc: SiteDoc, audience: Audience): Buffer {
+    const hit = this.bytes[audience].get(doc);
     if (hit && hit.probe === probe) return hit.bytes;
-    const bytes = Buffer.from(JSON.stringify(this.site(doc)));
-    this.bytes.set(doc, { probe, bytes });
+    const bytes = Buffer.from(JSON.stringify(this.siteFor(doc, audience)));
+    this.bytes[audience].set(doc, { probe, bytes });
     return bytes;
   }
 }

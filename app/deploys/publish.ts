@@ -28,7 +28,7 @@ export async function publishDeploy(deps: AppDeps, identity: Identity, input: { 
   try {
     const outcome = await commitFiles(deps, identity.actor, { address: deploy.address, meta: deploy.meta }, await deployFiles(deps, deploy));
     await deps.deploys.setDeployStatus(id, 'publishing', 'published', outcome.revision.id);
-    return publishResult(deps, outcome);
+    return publishResult(deps, outcome, identity);
   } catch (err) {
     await deps.deploys.setDeployStatus(id, 'publishing', 'open').catch(() => undefined);
     throw err;

@@ -23,5 +23,5 @@ export type PublishSiteInput = {
  */
 export async function publishSite(deps: AppDeps, identity: Identity, input: PublishSiteInput): Promise<PublishResult> {
   const target = publishTarget(identity, input.meta);
-  return publishResult(deps, await commitFiles(deps, identity.actor, target, input.files, input.beforeCommit));
+  return publishResult(deps, await commitFiles(deps, identity.actor, target, input.files, input.beforeCommit), identity);
 }

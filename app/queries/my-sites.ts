@@ -27,5 +27,5 @@ export async function listMySites(deps: AppDeps, identity: Identity, input: MySi
     offset: 0,
   });
   const covered = all.filter((s) => coversAny(identity, { group: s.group, slug: s.slug }));
-  return { sites: covered.slice(offset, offset + limit).map((s) => deps.shapes.site(s)), count: covered.length };
+  return { sites: covered.slice(offset, offset + limit).map((s) => deps.shapes.site(s, identity)), count: covered.length };
 }

@@ -12,7 +12,7 @@ export async function listTrash(deps: AppDeps, identity: Identity): Promise<Tras
   const sites = await deps.queries.listQuarantined();
   const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + deps.settings.deletedSiteTtlMs).toISOString();
   return {
-    sites: sites.map((d) => ({ ...deps.shapes.site(d), ...(d.deletedAt ? { purge_at: purgeAt(d.deletedAt) } : {}) })),
+    sites: sites.map((d) => ({ ...deps.shapes.site(d, identity), ...(d.deletedAt ? { purge_at: purgeAt(d.deletedAt) } : {}) })),
     count: sites.length,
   };
 }

@@ -16,5 +16,5 @@ export async function patchSite(deps: AppDeps, identity: Identity, input: PatchS
   const address = authorizeSite(identity, 'patch', input.site);
   const patch = parseMetaFields(input.patch, true);
   const { site } = await runSiteCommand(deps, identity.actor, address, { type: 'PatchSite', address, patch });
-  return deps.shapes.site(site!);
+  return deps.shapes.site(site!, identity);
 }

@@ -12,5 +12,5 @@ import { runSiteCommand } from './run.ts';
 export async function restoreSite(deps: AppDeps, identity: Identity, input: SiteRef): Promise<Site> {
   const address = authorizeSite(identity, 'publish', input.site);
   const { site } = await runSiteCommand(deps, identity.actor, address, { type: 'RestoreSite', address });
-  return deps.shapes.site(site!);
+  return deps.shapes.site(site!, identity);
 }

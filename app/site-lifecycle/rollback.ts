@@ -10,10 +10,10 @@ import { runSiteCommand } from './run.ts';
 /**
  * Rollback (spec §4): an archived revision becomes live and the live one moves to the
  * front of the archive; `current` does nothing; none named: the most recently archived.
- * Needs `rollback` and versioning on. The changelog's counts (what the chosen revision
+ * Needs `rollback` and versioning on. Answers the Site and the revision now live. The changelog's counts (what the chosen revision
  * changes against the live one) are measured from the two manifests before deciding.
  */
-export async function rollbackSite(deps: AppDeps, identity: Identity, input: RollbackInput): Promise<Site> {
+export async function rollbackSite(deps: AppDeps, identity: Identity, input: RollbackInput): Promise<{ readonly site: Site; readonly revision: string }> {
   const address = authorizeSite(identity, 'rollback', input.site);
   const revision = input.revision ?? undefined;
   const { site } = await runSiteCommand(deps, identity.actor, address, async (state): Promise<SiteCommand> => {
@@ -22,5 +22,6 @@ export async function rollbackSite(deps: AppDeps, identity: Identity, input: Rol
     const changes = after ? changeCounts(diffManifests(before, after)) : undefined;
     return { type: 'RollbackSite', address, revision, versioning: deps.versioning, changes };
   });
-  return deps.shapes.site(site!);
+  // The answer is the Site; the live revision it now has goes to the write log.
+  return { site: deps.shapes.site(site!, identity), revision: site!.live.id };
 }

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiContext } from '../../api/context.ts';
 import { authenticateConnection } from '../../app/connections/authenticate-connection.ts';
+import { peerAddress } from '../../api/peer-address.ts';
 import { urls } from './http.ts';
 import type { ConnectionAuth } from './tools/identity.ts';
 
@@ -35,7 +36,7 @@ export async function authenticate(api: ApiContext, ctx: Context): Promise<AuthI
   const checked = await authenticateConnection(api.deps, { token, resource: u.resource });
   if (!checked.ok) return refuse('invalid_token', checked.reason);
   api.connectionUsed(checked.connection.id);
-  const extra: ConnectionAuth = { identity: checked.identity };
+  const extra: ConnectionAuth = { identity: checked.identity, client: peerAddress(api, ctx) };
   return {
     token,
     clientId: checked.connection.clientId,

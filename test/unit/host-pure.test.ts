@@ -423,6 +423,14 @@ describe('parseSiteQuery', () => {
     expect(parseSiteQuery({ hidden: 'false' }, true).includeHidden).toBe(false);
   });
 
+  it('rejects a search text with a NUL or another control character (MongoDB answered 500 for a NUL), for every adapter', () => {
+    for (const q of ['a\u0000b', '\u0000', 'tab\there', 'line\nbreak', 'del\u007f']) {
+      expect(() => parseSiteQuery({ q }, true), JSON.stringify(q)).toThrow(ValidationError);
+      expect(() => parseSiteQuery({ q }, true)).toThrow(/q must not contain control characters/);
+    }
+    expect(parseSiteQuery({ q: 'ünïcödé text – fine' }, true).q).toBe('ünïcödé text – fine');
+  });
+
   it('rejects bad values with a ValidationError', () => {
     const bad: Record<string, string | string[]>[] = [
       { limit: '501' },

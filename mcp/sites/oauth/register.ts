@@ -4,7 +4,8 @@ import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
 import { registerOAuthClient } from '../../../app/connections/register-client.ts';
 import { systemIdentity } from '../../../domain/auth.ts';
-import { BodyTooLarge, mediaType, oauthError, peerAddress, readBody } from '../http.ts';
+import { peerAddress } from '../../../api/peer-address.ts';
+import { BodyTooLarge, mediaType, oauthError, readBody } from '../http.ts';
 import { createRateLimiter, limiterKey, type RateLimiter } from './rate-limit.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
 

@@ -10,6 +10,7 @@ import { rollbackSite } from '../../../app/site-lifecycle/rollback.ts';
 import { unpublishSite } from '../../../app/site-lifecycle/unpublish.ts';
 import type { Identity } from '../../../domain/auth.ts';
 import { fullPath, parseSitePath } from '../../../domain/paths.ts';
+import { noted } from '../audit.ts';
 import { guard, jsonResult } from './result.ts';
 
 const sitePath = z.string().describe('Full site path: group labels then slug, e.g. "docs/app" or "demo"');
@@ -89,6 +90,10 @@ export function registerLifecycleTools(server: McpServer, deps: AppDeps, identit
       }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
-    (args) => guard('rollback_site', async () => jsonResult(await rollbackSite(deps, identity, parseInput(RollbackInput, args)))),
+    (args) =>
+      guard('rollback_site', async () => {
+        const { site, revision } = await rollbackSite(deps, identity, parseInput(RollbackInput, args));
+        return noted(jsonResult(site), { revision });
+      }),
   );
 }

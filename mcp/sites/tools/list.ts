@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../../../app/deps.ts';
+import { SearchText } from '../../../app/contract/site-query.ts';
 import { listMySites } from '../../../app/queries/my-sites.ts';
 import type { Identity } from '../../../domain/auth.ts';
 import { describeGrant } from '../../../domain/grants.ts';
@@ -20,7 +21,7 @@ export function registerListTool(server: McpServer, deps: AppDeps, identity: Ide
         `Lists the live sites this connection may act on (${grants.map(describeGrant).join('; ') || 'none'}), newest date first. ` +
         'Optional filters: q (text in title, slug, group, description, tags), tag, group (a subtree). Returns {sites, count}.',
       inputSchema: z.object({
-        q: z.string().describe('Case-insensitive text search').optional(),
+        q: SearchText.describe('Case-insensitive text search').optional(),
         tag: z.string().describe('Exact tag').optional(),
         group: z.string().describe('Group subtree, e.g. "docs"').optional(),
         limit: z.number().int().describe('Page size, 1–500; default 50').optional(),

@@ -8,6 +8,7 @@ import { publishSite } from '../../../app/publish/publish-site.ts';
 import { patchSite } from '../../../app/site-lifecycle/patch.ts';
 import type { Identity } from '../../../domain/auth.ts';
 import { toolFiles } from './files.ts';
+import { noted } from '../audit.ts';
 import { guard, jsonResult } from './result.ts';
 
 const text = (what: string) => z.string().describe(what);
@@ -53,7 +54,8 @@ export function registerPublishTools(server: McpServer, deps: AppDeps, identity:
       guard('publish_site', async () => {
         const { html, files, ...meta } = args;
         const entries = toolFiles({ html, files }, deps.limits);
-        return jsonResult(await publishSite(deps, identity, { meta: parseInput(PublishMeta, meta, { name: 'meta', prefix: 'meta' }), files: entries }));
+        const result = await publishSite(deps, identity, { meta: parseInput(PublishMeta, meta, { name: 'meta', prefix: 'meta' }), files: entries });
+        return noted(jsonResult(result), { revision: result.revision, unchanged: result.unchanged });
       }),
   );
 

@@ -41,52 +41,66 @@ export const SMALL = 256 * 1024;
  */
 export const HOT_MAX = 2 * 1024 * 1024;
 
-const rawCache = new ByteCache(32 * 1024 * 1024);
-const hotCache = new ByteCache(32 * 1024 * 1024);
-/** Small compressed bodies by `hash:encoding`: HTML and CSS are requested far more often than they change. */
-const compressedCache = new ByteCache(64 * 1024 * 1024);
-/** Loads in progress, so a burst of requests for a cold file reads it once, not once each. */
-const hotLoading = new Map<string, Promise<Buffer | undefined>>();
-
 export type Coding = 'br' | 'gzip';
 
-/** The whole body of a file of up to HOT_MAX bytes, or of a compressed one of up to SMALL, if it is in memory now. */
-export function cachedBody(entry: ManifestEntry, coding: Coding | undefined): Buffer | undefined {
-  if (coding) return entry.size <= SMALL ? compressedCache.get(`${entry.hash}:${coding}`) : undefined;
-  return entry.size <= RAW_MAX ? rawCache.get(entry.hash) : entry.size <= HOT_MAX ? hotCache.get(entry.hash) : undefined;
-}
+/**
+ * The bodies one site server keeps in memory (one per service instance: two instances in
+ * one process keep their own, within their own budgets).
+ */
+export type Bodies = {
+  /** The whole body of a file of up to HOT_MAX bytes, or of a compressed one of up to SMALL, if it is in memory now. */
+  cachedBody(entry: ManifestEntry, coding: Coding | undefined): Buffer | undefined;
+  /** The body of a file of up to HOT_MAX bytes, from memory or read once and kept. */
+  wholeBody(blobs: BlobStore, entry: ManifestEntry): Promise<Buffer | undefined> | Buffer;
+  /** The compressed body of a file of up to SMALL bytes, compressed once and kept. */
+  compressedBody(blobs: BlobStore, entry: ManifestEntry, coding: Coding): Promise<Buffer | undefined>;
+};
 
-/** The body of a file of up to HOT_MAX bytes, from memory or read once and kept. */
-export function wholeBody(blobs: BlobStore, entry: ManifestEntry): Promise<Buffer | undefined> | Buffer {
-  const cache = entry.size <= RAW_MAX ? rawCache : hotCache;
-  const hit = cache.get(entry.hash);
-  if (hit) return hit;
-  let loading = hotLoading.get(entry.hash);
-  if (!loading) {
-    loading = blobs.getBytes(entry.hash).then(
-      (body) => {
-        hotLoading.delete(entry.hash);
-        if (body) cache.set(entry.hash, body);
-        return body;
-      },
-      (err: unknown) => {
-        hotLoading.delete(entry.hash);
-        throw err;
-      },
-    );
-    hotLoading.set(entry.hash, loading);
+export function createBodies(): Bodies {
+  const rawCache = new ByteCache(32 * 1024 * 1024);
+  const hotCache = new ByteCache(32 * 1024 * 1024);
+  /** Small compressed bodies by `hash:encoding`: HTML and CSS are requested far more often than they change. */
+  const compressedCache = new ByteCache(64 * 1024 * 1024);
+  /** Loads in progress, so a burst of requests for a cold file reads it once, not once each. */
+  const hotLoading = new Map<string, Promise<Buffer | undefined>>();
+
+  function cachedBody(entry: ManifestEntry, coding: Coding | undefined): Buffer | undefined {
+    if (coding) return entry.size <= SMALL ? compressedCache.get(`${entry.hash}:${coding}`) : undefined;
+    return entry.size <= RAW_MAX ? rawCache.get(entry.hash) : entry.size <= HOT_MAX ? hotCache.get(entry.hash) : undefined;
   }
-  return loading;
-}
 
-/** The compressed body of a file of up to SMALL bytes, compressed once and kept. */
-export async function compressedBody(blobs: BlobStore, entry: ManifestEntry, coding: Coding): Promise<Buffer | undefined> {
-  const key = `${entry.hash}:${coding}`;
-  const hit = compressedCache.get(key);
-  if (hit) return hit;
-  const raw = entry.size <= HOT_MAX ? await wholeBody(blobs, entry) : await blobs.getBytes(entry.hash);
-  if (!raw) return undefined;
-  const body = coding === 'br' ? brotliCompressSync(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(raw, { level: 6 });
-  compressedCache.set(key, body);
-  return body;
+  function wholeBody(blobs: BlobStore, entry: ManifestEntry): Promise<Buffer | undefined> | Buffer {
+    const cache = entry.size <= RAW_MAX ? rawCache : hotCache;
+    const hit = cache.get(entry.hash);
+    if (hit) return hit;
+    let loading = hotLoading.get(entry.hash);
+    if (!loading) {
+      loading = blobs.getBytes(entry.hash).then(
+        (body) => {
+          hotLoading.delete(entry.hash);
+          if (body) cache.set(entry.hash, body);
+          return body;
+        },
+        (err: unknown) => {
+          hotLoading.delete(entry.hash);
+          throw err;
+        },
+      );
+      hotLoading.set(entry.hash, loading);
+    }
+    return loading;
+  }
+
+  async function compressedBody(blobs: BlobStore, entry: ManifestEntry, coding: Coding): Promise<Buffer | undefined> {
+    const key = `${entry.hash}:${coding}`;
+    const hit = compressedCache.get(key);
+    if (hit) return hit;
+    const raw = entry.size <= HOT_MAX ? await wholeBody(blobs, entry) : await blobs.getBytes(entry.hash);
+    if (!raw) return undefined;
+    const body = coding === 'br' ? brotliCompressSync(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(raw, { level: 6 });
+    compressedCache.set(key, body);
+    return body;
+  }
+
+  return { cachedBody, wholeBody, compressedBody };
 }

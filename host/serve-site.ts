@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { freshCheckpoint } from '../app/queries/fresh-checkpoint.ts';
+import { checkpointReader } from '../app/queries/fresh-checkpoint.ts';
 import type { ManifestCache } from '../app/queries/manifest-cache.ts';
 import type { Manifest, ManifestEntry } from '../domain/manifest.ts';
 import { fullPath, type SiteAddress } from '../domain/paths.ts';
@@ -9,7 +9,7 @@ import type { BlobStore } from '../domain/ports.ts';
 import type { SiteDoc } from '../projections/documents.ts';
 import type { Queries } from '../projections/queries.ts';
 import type { HeaderSet } from '../domain/rules/headers.ts';
-import { cachedBody, compressedBody, HOT_MAX, SMALL, wholeBody, type Coding } from './byte-cache.ts';
+import { createBodies, HOT_MAX, SMALL, type Bodies, type Coding } from './byte-cache.ts';
 import { decodedPath, resolveRequest, rulesOf, type Resolved } from './site-resolve.ts';
 import { readable } from '../domain/site/lifecycle.ts';
 
@@ -42,35 +42,50 @@ function contentTypeHeader(type: string): string {
  * document; any applied event moves it, so a publish that has returned (its events are
  * projected) is never answered from an older document, whichever instance projected it.
  * It is read after the request arrived, once for all the requests of a turn of the event
- * loop (`freshCheckpoint` says why that keeps this promise). An entry also points at its
+ * loop (`checkpointReader` says why that keeps this promise). An entry also points at its
  * live manifest, weakly: the manifest cache bounds what is held, and while the manifest
  * is alive a request needs nothing but the checkpoint to reach it.
  */
 type CachedSite = { readonly checkpoint: string | undefined; readonly site: SiteDoc | undefined; manifest?: WeakRef<Manifest> };
-const siteCache = new Map<string, CachedSite>();
 const SITE_CACHE_MAX = 10_000;
 
-async function loadSite(readModel: Queries, path: string, checkpoint: string | undefined): Promise<CachedSite> {
-  const entry: CachedSite = { checkpoint, site: await readModel.getSite(path) };
+/**
+ * What one site server remembers: site documents by path, routes by revision and URL, and
+ * bodies. One per service instance (`createSiteServer`), never process-global: two instances
+ * in one process (as the tests run them) share nothing, and each stays within its own bounds.
+ */
+type Memory = {
+  readonly deps: SiteServerDeps;
+  readonly checkpoint: () => Promise<string | undefined>;
+  readonly sites: Map<string, CachedSite>;
+  readonly bodies: Bodies;
+  routes: WeakMap<Manifest, Remembered>;
+  remembered: number;
+  rememberedBytes: number;
+};
+
+async function loadSite(m: Memory, path: string, checkpoint: string | undefined): Promise<CachedSite> {
+  const entry: CachedSite = { checkpoint, site: await m.deps.queries.getSite(path) };
   // Keep it only if nothing was applied while reading (the document may be newer than `checkpoint`, never older).
-  if ((await freshCheckpoint(readModel)) === checkpoint) {
-    siteCache.delete(path);
-    siteCache.set(path, entry);
-    if (siteCache.size > SITE_CACHE_MAX) siteCache.delete(siteCache.keys().next().value!);
+  if ((await m.checkpoint()) === checkpoint) {
+    m.sites.delete(path);
+    m.sites.set(path, entry);
+    if (m.sites.size > SITE_CACHE_MAX) m.sites.delete(m.sites.keys().next().value!);
   }
   return entry;
 }
 
 /** The live manifest of a site cached at this checkpoint, without waiting for anything: the common case. */
-function knownManifest(path: string, checkpoint: string | undefined): Manifest | undefined {
-  const hit = siteCache.get(path);
+function knownManifest(m: Memory, path: string, checkpoint: string | undefined): Manifest | undefined {
+  const hit = m.sites.get(path);
   return hit && hit.checkpoint === checkpoint ? hit.manifest?.deref() : undefined;
 }
 
 /** The live revision's manifest; undefined when the site is absent or offline (hidden sites are served: hidden means unlisted). */
-async function liveManifest(deps: SiteServerDeps, path: string, checkpoint: string | undefined): Promise<Manifest | undefined> {
-  const hit = siteCache.get(path);
-  const entry = hit && hit.checkpoint === checkpoint ? hit : await loadSite(deps.queries, path, checkpoint);
+async function liveManifest(m: Memory, path: string, checkpoint: string | undefined): Promise<Manifest | undefined> {
+  const { deps } = m;
+  const hit = m.sites.get(path);
+  const entry = hit && hit.checkpoint === checkpoint ? hit : await loadSite(m, path, checkpoint);
   const known = entry.manifest?.deref();
   if (known || !entry.site || !readable(entry.site.status)) return known;
   const manifest = await deps.manifests.get(entry.site.live.manifest);
@@ -99,7 +114,6 @@ type FileAnswer = {
 };
 /** A revision's remembered routes by URL, the answers they share, and the header sets of several blocks (by block indexes). */
 type Remembered = { readonly urls: Map<string, Route>; readonly answers: Map<string, FileAnswer>; readonly combined: Map<string, HeaderSet> };
-let routes = new WeakMap<Manifest, Remembered>();
 /**
  * Any URL may be asked (query strings, typos, probes), so what is remembered is bounded:
  * URLs up to URL_MAX characters, ROUTES_MAX of them, and ROUTE_BYTES_MAX of what they hold
@@ -111,21 +125,19 @@ const ROUTES_MAX = 10_000;
 const ROUTE_BYTES_MAX = 8 * 1024 * 1024;
 /** What an answer's header lists hold beyond the strings they share: a name and a value pointer per header, for each of three codings. */
 const ANSWER_BYTES_PER_HEADER = 3 * 2 * 8;
-let remembered = 0;
-let rememberedBytes = 0;
 
 /** A remembered route, without waiting for anything: the common case. */
-const knownRoute = (manifest: Manifest, url: string): Route | undefined => routes.get(manifest)?.urls.get(url);
+const knownRoute = (m: Memory, manifest: Manifest, url: string): Route | undefined => m.routes.get(manifest)?.urls.get(url);
 
-async function newRoute(blobs: BlobStore, manifest: Manifest, url: string): Promise<Route> {
+async function newRoute(m: Memory, manifest: Manifest, url: string): Promise<Route> {
   const q = url.indexOf('?');
   const [urlPath, search] = q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q)];
-  const rules = await rulesOf(blobs, manifest);
+  const rules = await rulesOf(m.deps.blobs, manifest);
   const resolved = resolveRequest(manifest, rules, urlPath, search);
   const keep = url.length <= URL_MAX;
   if (resolved.kind !== 'file') {
     const route: Route = { resolved };
-    if (keep) remember(manifest, url, route, resolved.kind === 'redirect' ? resolved.location.length : 0);
+    if (keep) remember(m, manifest, url, route, resolved.kind === 'redirect' ? resolved.location.length : 0);
     return route;
   }
   const blocks = rules?.headers.blocksFor(decodedPath(urlPath)) ?? [];
@@ -133,13 +145,13 @@ async function newRoute(blobs: BlobStore, manifest: Manifest, url: string): Prom
   const blocksKey = blocks.join(',');
   const setKey = blocks.length > 1 ? blocksKey : undefined;
   const answerKey = `${resolved.entry.hash} ${resolved.entry.type} ${resolved.status} ${blocksKey}`;
-  const known = routes.get(manifest);
+  const known = m.routes.get(manifest);
   const answer = known?.answers.get(answerKey) ?? {
     siteHeaders: (setKey === undefined ? undefined : known?.combined.get(setKey)) ?? rules?.headers.headersOf(blocks),
     byCoding: new Map(),
   };
   const route: Route = { resolved, answer };
-  if (keep) remember(manifest, url, route, 0, answerKey, setKey);
+  if (keep) remember(m, manifest, url, route, 0, answerKey, setKey);
   return route;
 }
 
@@ -147,43 +159,53 @@ async function newRoute(blobs: BlobStore, manifest: Manifest, url: string): Prom
  * Remembers a route under its URL, with the answer and the combined header set it shares
  * when they are new, after forgetting everything if this would pass a bound.
  */
-function remember(manifest: Manifest, url: string, route: Route, ownBytes: number, answerKey?: string, setKey?: string): void {
+function remember(m: Memory, manifest: Manifest, url: string, route: Route, ownBytes: number, answerKey?: string, setKey?: string): void {
   const headers = route.answer?.siteHeaders;
   const answerBytes = answerKey === undefined ? 0 : answerKey.length + ((headers?.size ?? 0) + 8) * ANSWER_BYTES_PER_HEADER;
   const setBytes = setKey === undefined || !headers ? 0 : setKey.length + [...headers].reduce((n, [name, value]) => n + name.length + value.length, 0);
-  if (remembered + 1 > ROUTES_MAX || rememberedBytes + url.length + ownBytes + answerBytes + setBytes > ROUTE_BYTES_MAX) {
-    routes = new WeakMap();
-    remembered = 0;
-    rememberedBytes = 0;
+  if (m.remembered + 1 > ROUTES_MAX || m.rememberedBytes + url.length + ownBytes + answerBytes + setBytes > ROUTE_BYTES_MAX) {
+    m.routes = new WeakMap();
+    m.remembered = 0;
+    m.rememberedBytes = 0;
   }
-  let known = routes.get(manifest);
-  if (!known) routes.set(manifest, (known = { urls: new Map(), answers: new Map(), combined: new Map() }));
+  let known = m.routes.get(manifest);
+  if (!known) m.routes.set(manifest, (known = { urls: new Map(), answers: new Map(), combined: new Map() }));
   if (answerKey !== undefined && !known.answers.has(answerKey)) {
     known.answers.set(answerKey, route.answer!);
-    rememberedBytes += answerBytes;
+    m.rememberedBytes += answerBytes;
   }
   if (setKey !== undefined && headers && !known.combined.has(setKey)) {
     known.combined.set(setKey, headers);
-    rememberedBytes += setBytes;
+    m.rememberedBytes += setBytes;
   }
   known.urls.set(url, route);
-  remembered += 1;
-  rememberedBytes += url.length + ownBytes;
+  m.remembered += 1;
+  m.rememberedBytes += url.length + ownBytes;
+}
+
+/** A site server: serves a site host's requests from the live revision, with its own memory. */
+export type SiteServer = { serve(address: SiteAddress, req: IncomingMessage, res: ServerResponse): Promise<void> };
+
+/** The site server of one service instance (its caches are its own; see `Memory`). */
+export function createSiteServer(deps: SiteServerDeps): SiteServer {
+  const m: Memory = { deps, checkpoint: checkpointReader(deps.queries), sites: new Map(), bodies: createBodies(), routes: new WeakMap(), remembered: 0, rememberedBytes: 0 };
+  return { serve: (address, req, res) => serveSite(m, address, req, res) };
 }
 
 /** Serves one request on a site host from the live revision. */
-export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serveSite(m: Memory, address: SiteAddress, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { deps } = m;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
     res.end('method not allowed\n');
     return;
   }
   const path = fullPath(address);
-  const checkpoint = await freshCheckpoint(deps.queries);
-  const manifest = knownManifest(path, checkpoint) ?? (await liveManifest(deps, path, checkpoint));
+  const checkpoint = await m.checkpoint();
+  const manifest = knownManifest(m, path, checkpoint) ?? (await liveManifest(m, path, checkpoint));
   if (!manifest) return plain(res, 404, 'site not found\n');
   const url = req.url ?? '/';
-  const route = knownRoute(manifest, url) ?? (await newRoute(deps.blobs, manifest, url));
+  const route = knownRoute(m, manifest, url) ?? (await newRoute(m, manifest, url));
   const resolved = route.resolved;
   if (resolved.kind === 'missing') return plain(res, 404, 'not found\n');
   if (resolved.kind === 'redirect') {
@@ -192,7 +214,7 @@ export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req:
     return;
   }
   const answer = route.answer!;
-  if (!sendKnown(answer, resolved.entry, resolved.status, req, res)) await sendEntry(deps.blobs, resolved.entry, resolved.status, req, res, answer.siteHeaders);
+  if (!sendKnown(m.bodies, answer, resolved.entry, resolved.status, req, res)) await sendEntry(m.bodies, deps.blobs, resolved.entry, resolved.status, req, res, answer.siteHeaders);
 }
 
 /** The coding a full answer of this file gets for this request. */
@@ -204,10 +226,10 @@ function codingFor(entry: ManifestEntry, req: IncomingMessage): Coding | undefin
  * The common answer, the whole file from memory with headers already built, when nothing
  * makes it special (no Range, no If-None-Match); false when `sendEntry` has to answer.
  */
-function sendKnown(known: FileAnswer, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse): boolean {
+function sendKnown(bodies: Bodies, known: FileAnswer, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse): boolean {
   if (req.headers.range !== undefined || req.headers['if-none-match'] !== undefined) return false;
   const coding = codingFor(entry, req);
-  const body = cachedBody(entry, coding);
+  const body = bodies.cachedBody(entry, coding);
   if (!body) return false;
   let answer = known.byCoding.get(coding ?? '');
   if (!answer || answer.length !== body.length) {
@@ -246,6 +268,7 @@ function baseHeaders(entry: ManifestEntry): [string, string][] {
 }
 
 async function sendEntry(
+  bodies: Bodies,
   blobs: BlobStore,
   entry: ManifestEntry,
   status: number,
@@ -291,7 +314,7 @@ async function sendEntry(
   if (encoding) {
     res.setHeader('Content-Encoding', encoding);
     if (entry.size <= SMALL) {
-      const body = await compressedBody(blobs, entry, encoding);
+      const body = await bodies.compressedBody(blobs, entry, encoding);
       if (!body) return plain(res, 500, 'file missing from the store\n');
       res.setHeader('Content-Length', body.length);
       res.end(req.method === 'HEAD' ? undefined : body);
@@ -311,7 +334,7 @@ async function sendEntry(
   res.setHeader('Content-Length', entry.size);
   if (req.method === 'HEAD') return void res.end();
   if (entry.size <= HOT_MAX) {
-    const body = await wholeBody(blobs, entry);
+    const body = await bodies.wholeBody(blobs, entry);
     if (!body) return plain(res, 500, 'file missing from the store\n');
     res.end(body);
     return;

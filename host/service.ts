@@ -42,7 +42,7 @@ import { portalMiddleware } from './portal.ts';
 import { docsMiddleware } from './docs/site.ts';
 import { projectRoot } from './root.ts';
 import { Projector } from './projector.ts';
-import { serveSite } from './serve-site.ts';
+import { createSiteServer } from './serve-site.ts';
 import { inCidrs } from '../api/ip.ts';
 import { capConnectionsPerPeer } from './peer-cap.ts';
 import { answerClientError, guardConnections, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './slow-client.ts';
@@ -220,7 +220,8 @@ export async function startHttp(service: Service): Promise<Server> {
   const apexHandler = app.callback();
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
   const names = hostNames(service.config);
-  const siteDeps = { queries: service.stack.readModel, blobs: service.stack.blobs, manifests: service.deps.manifests };
+  // The instance's site server, with its own caches (documents, routes, bodies).
+  const sites = createSiteServer({ queries: service.stack.readModel, blobs: service.stack.blobs, manifests: service.deps.manifests });
   // Node's connection sweep is off (both timeouts 0): guardConnections owns every deadline.
   const server = createServer({ headersTimeout: 0, requestTimeout: 0 }, (req, res) => {
     const target = classifyHost(req.headers.host, names);
@@ -230,7 +231,7 @@ export async function startHttp(service: Service): Promise<Server> {
     // only it) is answered on every name that is not a site's; the route checks the peer.
     if ((target.kind === 'external' || target.kind === 'unknown') && isTlsAsk(req.url)) return void apexHandler(req, res);
     if (target.kind === 'site') {
-      serveSite(siteDeps, target.address, req, res).catch((err) => {
+      sites.serve(target.address, req, res).catch((err) => {
         service.log.error('serving failed', { error: String(err) });
         try {
           if (res.headersSent) throw err;

@@ -2,11 +2,10 @@ import type { Queries } from '../../projections/queries.ts';
 
 type Checkpoint = () => Promise<string | undefined>;
 
-const readers = new WeakMap<Pick<Queries, 'checkpoint'>, Checkpoint>();
-
 /**
- * The read model's checkpoint as of a moment after the caller asked, read once for every
- * caller that asked in the same turn of the event loop.
+ * A reader of the read model's checkpoint, as of a moment after the caller asked, read once
+ * for every caller that asked in the same turn of the event loop. Each caller that keeps a
+ * cache keyed by the checkpoint (the site server of a service instance) owns one.
  *
  * A cache keyed by the checkpoint stays read-your-writes only if the checkpoint is read
  * after the request arrived: a write that returned before the client sent its request
@@ -18,13 +17,8 @@ const readers = new WeakMap<Pick<Queries, 'checkpoint'>, Checkpoint>();
  * an eighth of the CPU a small file costs; alone, a request waits for nothing but the
  * rest of its own turn.
  */
-export function freshCheckpoint(readModel: Pick<Queries, 'checkpoint'>): Promise<string | undefined> {
-  let reader = readers.get(readModel);
-  if (!reader) {
-    reader = batchedReader(() => readModel.checkpoint());
-    readers.set(readModel, reader);
-  }
-  return reader();
+export function checkpointReader(readModel: Pick<Queries, 'checkpoint'>): Checkpoint {
+  return batchedReader(() => readModel.checkpoint());
 }
 
 function batchedReader(read: Checkpoint): Checkpoint {

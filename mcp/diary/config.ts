@@ -1,6 +1,6 @@
 /** Start-up configuration from the environment and the command line. */
 import { HTTP_DEFAULTS, type HttpOptions } from './http.ts';
-import type { UpstreamConfig } from './upstream/session.ts';
+import type { UpstreamConfig } from './upstream/client.ts';
 
 /** Where to serve: stdio unless an HTTP address is given. */
 export type Listen = { kind: 'stdio' } | { kind: 'http'; host: string; port: number };

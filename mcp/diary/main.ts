@@ -6,7 +6,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { isLoopback, readConfig } from './config.ts';
 import { startHttp } from './http.ts';
 import { createDiaryServer } from './server.ts';
-import { createUpstream } from './upstream/session.ts';
+import { createUpstream } from './upstream/client.ts';
 
 const config = readConfig(process.argv.slice(2), process.env);
 if (typeof config === 'string') {

@@ -8,7 +8,7 @@ import { accountTools } from './tools/account/index.ts';
 import { calendarTools } from './tools/calendar/index.ts';
 import type { DiaryTool } from './tools/define.ts';
 import type { Deps } from './tools/deps.ts';
-import { sessionTools } from './tools/sessions/index.ts';
+import { trainingTools } from './tools/trainings/index.ts';
 import { targetTools } from './tools/targets/index.ts';
 
 /** Server name and version announced to clients. */
@@ -23,7 +23,7 @@ const toolSets = new WeakMap<Deps, readonly DiaryTool[]>();
 
 function toolsOf(deps: Deps): readonly DiaryTool[] {
   let tools = toolSets.get(deps);
-  if (!tools) toolSets.set(deps, (tools = [...accountTools(deps), ...sessionTools(deps), ...targetTools(deps), ...calendarTools(deps)]));
+  if (!tools) toolSets.set(deps, (tools = [...accountTools(deps), ...trainingTools(deps), ...targetTools(deps), ...calendarTools(deps)]));
   return tools;
 }
 

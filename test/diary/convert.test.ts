@@ -76,7 +76,7 @@ describe('dates', () => {
     expect(c.formatOffset(60)).toBe('+0100');
     expect(c.formatOffset(-330)).toBe('-0530');
     expect(c.formatOffset(0)).toBe('+0000');
-    expect(c.sessionWireDate('2026-03-08', '07:15', 60)).toBe('2026-03-08T07:15+0100');
+    expect(c.trainingWireDate('2026-03-08', '07:15', 60)).toBe('2026-03-08T07:15+0100');
   });
   it('offset follows the process time zone at that instant (DST aware)', () => {
     // The test runner keeps its own TZ; only the relation between winter and summer is checked.
@@ -96,22 +96,22 @@ describe('absent values', () => {
       id: 7100000001, duration: 2_700_000, distance: 8000.0, hrAvg: 0, calories: 520, note: ' ', sportName: 'Course à pied',
       sportId: 1, startDate: '2026-03-08 07:15:00.000', recoveryTime: 0, hasTrainingTarget: false, isTest: false,
     };
-    expect(c.toSessionListItem(row)).toEqual({
+    expect(c.toTrainingListItem(row)).toEqual({
       id: 7100000001, sport_id: 1, sport_name: 'Course à pied', start_time: '2026-03-08T07:15:00', session_duration_s: 2700,
       distance_m: 8000, hr_avg: 0, calories: 520, recovery_time_s: 0, has_training_target: false, is_test: false,
     });
-    const sparse = c.toSessionListItem({ id: 1, sportId: 2, duration: 1000, distance: null, hrAvg: null, startDate: 'garbled', note: ' x ' });
+    const sparse = c.toTrainingListItem({ id: 1, sportId: 2, duration: 1000, distance: null, hrAvg: null, startDate: 'garbled', note: ' x ' });
     expect(sparse).toEqual({ id: 1, sport_id: 2, start_time: 'garbled', session_duration_s: 1, note: 'x', has_training_target: false, is_test: false });
   });
   it('summary: -1 neighbours ignored, null top-level values fall back to exercises', () => {
     const d = deviceSession('2026-03-10');
-    const s = c.toSessionSummary(d.summary);
+    const s = c.toTrainingSummary(d.summary);
     expect(s).toEqual({
       id: d.id, name: 'Hill repeats', sport_id: 1, start_time: '2026-03-10T07:30:00', stop_time: '2026-03-10T08:22:40',
       session_duration_s: 3160, distance_m: 8725.43, hr_avg: 151, hr_max: 179, calories: 610, training_load: 97,
     });
     expect(c.presentId(-1)).toBeUndefined();
-    expect(c.toSessionSummary({ id: -1, note: '  ', trainingSessionName: '' })).toEqual({});
+    expect(c.toTrainingSummary({ id: -1, note: '  ', trainingSessionName: '' })).toEqual({});
   });
   it('progress: ascent/descent 0 omitted, empty lists omitted, 404 → zeros', () => {
     expect(c.toProgressSummary(undefined, '2026-01-01', '2026-01-31')).toEqual({
@@ -130,7 +130,7 @@ describe('absent values', () => {
 
 describe('session details', () => {
   it('compact view of a device session', () => {
-    const v = c.toSessionDetails(deviceSession('2026-03-10', 7100000002).details) as { id: number; exercises: Record<string, unknown>[] };
+    const v = c.toTrainingDetails(deviceSession('2026-03-10', 7100000002).details) as { id: number; exercises: Record<string, unknown>[] };
     expect(v.id).toBe(7100000002);
     const ex = v.exercises[0];
     expect(ex).toMatchObject({
@@ -164,7 +164,7 @@ describe('session details', () => {
       samples: { 9: { HEART_RATE: null, SPEED: null } }, zones: { 9: {} }, laps: { 9: { automaticLaps: [], manualLaps: [] } },
       exerciseResultTargetData: {},
     };
-    expect(c.toSessionDetails(body)).toEqual({
+    expect(c.toTrainingDetails(body)).toEqual({
       id: 1, exercises: [{ exercise_id: 9, sport_id: 1, start_time: '2026-03-08T07:15:00', duration_s: 2700, samples: [] }],
     });
   });
@@ -279,11 +279,11 @@ describe('upstream bodies', () => {
   });
   it('create-session body: HR as strings or "", speed null when 0', () => {
     const base = { name: 'Easy run', date: '2026-03-08', time: '07:15', duration_s: 2700, distance_m: 8000, kcal: 520, sport_id: 1, note: '' };
-    expect(c.sessionToWire({ ...base, hr_avg: 148, hr_max: 0, speed_kmh: 10.7 }, 60)).toEqual({
+    expect(c.trainingToWire({ ...base, hr_avg: 148, hr_max: 0, speed_kmh: 10.7 }, 60)).toEqual({
       date: '2026-03-08T07:15+0100', sport: 1, duration: 2700, distance: 8000, hrAverage: '148', hrMax: '', kiloCalories: 520,
       speedAverage: 10.7, note: '', trainingSessionName: 'Easy run', feeling: null, interpolatedHeartRateSamples: [], saveHeartRateSamples: false,
     });
-    expect(c.sessionToWire({ ...base, speed_kmh: 0 }, 0)).toMatchObject({ hrAverage: '', hrMax: '', speedAverage: null });
+    expect(c.trainingToWire({ ...base, speed_kmh: 0 }, 0)).toMatchObject({ hrAverage: '', hrMax: '', speedAverage: null });
   });
   it('login tokens and the NotAuthenticated signal', () => {
     const b = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { HTTP_DEFAULTS, startHttp, type HttpEndpoint, type HttpOptions } from '../../mcp/diary/http.ts';
 import { createDiaryServer } from '../../mcp/diary/server.ts';
-import { createUpstream } from '../../mcp/diary/upstream/session.ts';
+import { createUpstream } from '../../mcp/diary/upstream/client.ts';
 import type { DiarySim } from '../support/diary-sim/server.ts';
 
 /** The repository root (where package.json is). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstream, type Upstream } from '../../mcp/diary/upstream/session.ts';
+import { createUpstream, type Upstream } from '../../mcp/diary/upstream/client.ts';
 import { CREDENTIALS_REJECTED, httpError, STILL_UNAUTHENTICATED } from '../../mcp/diary/upstream/errors.ts';
 import { startSimulator, type DiarySim } from '../support/diary-sim/server.ts';
 

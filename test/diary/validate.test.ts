@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArgError } from '../../mcp/diary/tools/args/parse.ts';
 import { dateRange } from '../../mcp/diary/tools/args/range.ts';
-import { sessionArgs } from '../../mcp/diary/tools/sessions/schema.ts';
+import { trainingArgs } from '../../mcp/diary/tools/trainings/schema.ts';
 import { phases } from '../../mcp/diary/tools/targets/phase-schema.ts';
 import { targetArgs, VOLUME_MESSAGE } from '../../mcp/diary/tools/targets/schema.ts';
 
@@ -88,7 +88,7 @@ describe('phases', () => {
 
 describe('session arguments and ranges', () => {
   it('defaults and wire-relevant values', () => {
-    expect(sessionArgs({ name: 'Easy', date: '2026-03-08', duration_s: 2700 })).toEqual({
+    expect(trainingArgs({ name: 'Easy', date: '2026-03-08', duration_s: 2700 })).toEqual({
       name: 'Easy', date: '2026-03-08', time: '18:00', duration_s: 2700, distance_m: 0, kcal: 0,
       hr_avg: undefined, hr_max: undefined, speed_kmh: undefined, sport_id: 1, note: '',
     });
@@ -102,7 +102,7 @@ describe('session arguments and ranges', () => {
     [{ speed_kmh: -1 }, 'speed_kmh: must be zero or a positive number'],
     [{ note: 3 }, 'note: must be a string'],
   ])('%j → %s', (patch, expected) => {
-    expect(msg(() => sessionArgs({ name: 'Easy', date: '2026-03-08', duration_s: 2700, ...patch }))).toBe(expected);
+    expect(msg(() => trainingArgs({ name: 'Easy', date: '2026-03-08', duration_s: 2700, ...patch }))).toBe(expected);
   });
   it('date defaults from today (UTC) and from > to is refused', () => {
     expect(dateRange({}, '2026-03-01', -28, 0)).toEqual({ from: '2026-02-01', to: '2026-03-01' });

@@ -1,5 +1,5 @@
 /** What the tool handlers need from the process: the shared upstream client and a clock. */
-import type { Upstream } from '../upstream/session.ts';
+import type { Upstream } from '../upstream/client.ts';
 import { utcDate } from '../units/date.ts';
 
 /** Handler dependencies; `now` is injectable so date defaults are testable. */

@@ -60,14 +60,14 @@ export function localOffsetMinutes(date: string, time: string): number {
   return -new Date(y, mo - 1, d, h, mi).getTimezoneOffset();
 }
 
-/** Offset minutes → `+0100` / `-0530` (no colon, as the create-session body wants). */
+/** Offset minutes → `+0100` / `-0530` (no colon, as the create-training body wants). */
 export function formatOffset(minutes: number): string {
   const sign = minutes < 0 ? '-' : '+';
   const a = Math.abs(minutes);
   return `${sign}${pad2(Math.floor(a / 60))}${pad2(a % 60)}`;
 }
 
-/** The create-session `date`: local wall clock with numeric offset, `2026-03-08T07:15+0100`. */
-export function sessionWireDate(date: string, time: string, offsetMinutes: number): string {
+/** The create-training `date`: local wall clock with numeric offset, `2026-03-08T07:15+0100`. */
+export function trainingWireDate(date: string, time: string, offsetMinutes: number): string {
   return `${date}T${time}${formatOffset(offsetMinutes)}`;
 }

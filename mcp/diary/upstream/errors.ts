@@ -14,11 +14,11 @@ export class UpstreamError extends Error {
   }
 }
 
-/** The configured credentials were refused (or login could not produce a session). */
+/** The configured credentials were refused (or the login did not take). */
 export const CREDENTIALS_REJECTED =
   'Diary login failed: the diary rejected the configured credentials (check DIARY_EMAIL and DIARY_PASSWORD).';
 
-/** A fresh session was rejected again: the client gives up instead of looping. */
+/** A fresh login was rejected again: the client gives up instead of looping. */
 export const STILL_UNAUTHENTICATED = 'Diary session problem: still not authenticated after logging in again.';
 
 /** Whitespace collapsed and cut to 300 characters, for error messages. */

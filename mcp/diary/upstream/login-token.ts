@@ -1,6 +1,6 @@
 /**
- * What the client reads from upstream to manage its session: the csrf token a
- * login starts from, and the answer that says the session has expired.
+ * What the client reads from upstream to manage its login: the csrf token a
+ * login starts from, and the answer that says the login has expired.
  */
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -21,7 +21,7 @@ export function csrfTokenFromPlaySession(cookie: string | undefined): string | u
   }
 }
 
-/** True for the upstream "session expired" signal: a 401 whose JSON `error` is NotAuthenticated. */
+/** True for the upstream "login expired" signal: a 401 whose JSON `error` is NotAuthenticated. */
 export function isNotAuthenticated(status: number, body: string): boolean {
   if (status !== 401) return false;
   try {

@@ -1,7 +1,7 @@
 /** Upstream plumbing the target tools share: reading a target, and wording a refused write. */
 import { parseValidationBody, type TargetInput } from '../../units/target.ts';
 import { httpError } from '../../upstream/errors.ts';
-import type { Reply } from '../../upstream/session.ts';
+import type { Reply } from '../../upstream/client.ts';
 import type { Deps } from '../deps.ts';
 import { parseBody, textResult, ToolFailure } from '../result.ts';
 

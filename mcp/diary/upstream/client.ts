@@ -17,7 +17,7 @@ export type UpstreamConfig = {
   timeoutMs: number;
 };
 
-/** One data call. `auth: false` skips the session (the sport catalogue). */
+/** One data call. `auth: false` needs no login (the sport catalogue). */
 export type Call = {
   action: string;
   method: 'GET' | 'POST' | 'DELETE';
@@ -43,7 +43,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
   let inFlight: Promise<void> | undefined;
   let generation = 0;
 
-  const hasSession = (): boolean => !!getCookie(jar, flow, 'FLOW_SESSION');
+  const loggedIn = (): boolean => !!getCookie(jar, flow, 'FLOW_SESSION');
 
   const checkLeg = (res: HttpResponse): void => {
     if (res.status >= 400) throw httpError(LOGIN, res.status, res.text);
@@ -59,7 +59,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     const csrf = csrfTokenFromPlaySession(getCookie(jar, flow, 'PLAY_SESSION_FLOW'));
     if (!csrf) throw new UpstreamError(`${LOGIN} failed: could not start login (no csrfToken in PLAY_SESSION_FLOW).`);
     await ssoLeg(csrf);
-    if (hasSession()) return; // the SSO session was still alive
+    if (loggedIn()) return; // the SSO login was still alive
     const xsrf = getCookie(jar, auth, 'XSRF-TOKEN');
     if (!xsrf) throw new UpstreamError(`${LOGIN} failed: the sign-in page set no XSRF-TOKEN cookie.`);
     const form = new URLSearchParams({ _csrf: xsrf, username: cfg.email, password: cfg.password, 'remember-me': 'on' });
@@ -78,7 +78,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
     );
     if (res.status >= 500) checkLeg(res);
     // The only reliable success signal is a FLOW_SESSION in the jar.
-    if (!hasSession()) throw new UpstreamError(CREDENTIALS_REJECTED);
+    if (!loggedIn()) throw new UpstreamError(CREDENTIALS_REJECTED);
   }
 
   async function establish(refresh: boolean): Promise<void> {
@@ -91,14 +91,14 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
         // A refresh that errs out is retried as a full login; network trouble will resurface there.
         if (!(err instanceof UpstreamError)) throw err;
       }
-      if (hasSession()) return;
+      if (loggedIn()) return;
     }
     await fullLogin();
   }
 
-  /** Coalesced: concurrent callers share one login; a caller whose session was already replaced skips it. */
+  /** Coalesced: concurrent callers share one login; a caller whose login was already replaced skips it. */
   async function login(refresh: boolean, seenGeneration?: number): Promise<void> {
-    if (seenGeneration !== undefined && seenGeneration !== generation && hasSession()) return;
+    if (seenGeneration !== undefined && seenGeneration !== generation && loggedIn()) return;
     inFlight ??= establish(refresh)
       .then(() => {
         generation++;
@@ -122,7 +122,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
       c.action,
     );
     if (res.status >= 300 && res.status < 400) {
-      // Data endpoints do not redirect; a bounce to a login page means the session is gone.
+      // Data endpoints do not redirect; a bounce to a login page means the login is gone.
       if (res.location && new URL(res.location, res.url).pathname.endsWith('/login')) {
         return { status: 401, text: '{"error":"NotAuthenticated"}' };
       }
@@ -134,7 +134,7 @@ export function createUpstream(cfg: UpstreamConfig): Upstream {
   return {
     async call(c) {
       if (c.auth === false) return once(c);
-      if (!hasSession()) await login(false);
+      if (!loggedIn()) await login(false);
       const seen = generation;
       const first = await once(c);
       if (!isNotAuthenticated(first.status, first.text)) return first;

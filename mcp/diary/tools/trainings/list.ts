@@ -1,5 +1,5 @@
 /** `list_training_sessions` (spec §5.12): the user id first, then the history. */
-import { toSessionListItem } from '../../units/session-list.ts';
+import { toTrainingListItem } from '../../units/training-list.ts';
 import { httpError, UpstreamError } from '../../upstream/errors.ts';
 import { readCurrentUser } from '../account/user.ts';
 import { rangeInput } from '../args/range.ts';
@@ -19,7 +19,7 @@ async function userId(deps: Deps): Promise<number> {
   }
 }
 
-export function listSessionsTool(deps: Deps): DiaryTool {
+export function listTrainingsTool(deps: Deps): DiaryTool {
   return defineTool({
     name: 'list_training_sessions',
     title: 'List sessions',
@@ -33,7 +33,7 @@ export function listSessionsTool(deps: Deps): DiaryTool {
       const r = await deps.upstream.call({ action, method: 'POST', path: '/api/training/history', body: { userId: id, fromDate: from, toDate: to } });
       if (r.status !== 200) throw httpError(action, r.status, r.text);
       const rows = parseBody(action, r.text);
-      return jsonResult(Array.isArray(rows) ? rows.map(toSessionListItem) : []);
+      return jsonResult(Array.isArray(rows) ? rows.map(toTrainingListItem) : []);
     },
   });
 }

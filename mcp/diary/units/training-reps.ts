@@ -1,4 +1,4 @@
-/** The training-target part of session details: one canonical rep per upstream repetition model. */
+/** The training-target part of training details: one canonical rep per upstream repetition model. */
 import { isoDurationToSeconds } from './duration.ts';
 import { compact, isObject, num, presentText, type Json } from './json.ts';
 import { kmh, paceSecondsPerKm } from './measure.ts';

@@ -4,7 +4,7 @@ import { msToSeconds } from './duration.ts';
 import { compact, isObject, num, presentText, type Json } from './json.ts';
 
 /** History row → canonical list item (ms → s, `" "` note → omitted, space-separated start → ISO). */
-export function toSessionListItem(row: unknown): Json {
+export function toTrainingListItem(row: unknown): Json {
   const r = isObject(row) ? row : {};
   const start = presentText(r.startDate);
   return compact({

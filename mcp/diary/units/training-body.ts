@@ -1,9 +1,9 @@
-/** The create-session body of a manually logged session. */
-import { sessionWireDate } from './date.ts';
+/** The create-training body of a manually logged training. */
+import { trainingWireDate } from './date.ts';
 import type { Json } from './json.ts';
 
-/** Validated create-session arguments. */
-export type SessionInput = {
+/** Validated create-training arguments. */
+export type TrainingInput = {
   name: string;
   date: string;
   time: string;
@@ -17,11 +17,11 @@ export type SessionInput = {
   note: string;
 };
 
-/** Canonical session → the create-session body (every key present; HR as decimal strings or ""). */
-export function sessionToWire(s: SessionInput, offsetMinutes: number): Json {
+/** Canonical training → the create-training body (every key present; HR as decimal strings or ""). */
+export function trainingToWire(s: TrainingInput, offsetMinutes: number): Json {
   const hr = (v: number | undefined): string => (v ? String(v) : '');
   return {
-    date: sessionWireDate(s.date, s.time, offsetMinutes),
+    date: trainingWireDate(s.date, s.time, offsetMinutes),
     sport: s.sport_id,
     duration: s.duration_s,
     distance: s.distance_m,

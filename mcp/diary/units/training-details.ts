@@ -8,7 +8,7 @@ import { isoDurationToSeconds } from './duration.ts';
 import { byStart, exerciseList } from './exercises.ts';
 import { compact, isObject, num, presentId, type Json } from './json.ts';
 import { kmh, metresToTenth } from './measure.ts';
-import { targetResult } from './session-reps.ts';
+import { targetResult } from './training-reps.ts';
 
 const STAT_KEYS = { HEART_RATE: 'hr_bpm', SPEED: 'speed_kmh', POWER: 'power_w', CADENCE: 'cadence' } as const;
 const SAMPLE_ORDER = ['HEART_RATE', 'SPEED', 'DISTANCE', 'CADENCE', 'ALTITUDE', 'POWER'];
@@ -24,7 +24,7 @@ function stat(s: unknown, key: keyof typeof STAT_KEYS): Json | undefined {
     return key === 'SPEED' ? kmh(n) : Math.round(n);
   };
   const out = compact({ avg: conv(s.avg), max: conv(s.max), min: conv(s.min) });
-  // Manual sessions report HR as 0: an all-zero block carries no information.
+  // Manually logged trainings report HR as 0: an all-zero block carries no information.
   return Object.values(out).some((v) => v !== 0) ? out : undefined;
 }
 
@@ -58,7 +58,7 @@ function sampleNames(samples: unknown): string[] {
 }
 
 /** Analysis details → the compact canonical view (samples reduced to their metric names). */
-export function toSessionDetails(body: unknown): Json {
+export function toTrainingDetails(body: unknown): Json {
   const b = isObject(body) ? body : {};
   const pick = (block: unknown, key: string): unknown => (isObject(block) ? block[key] : undefined);
   const exercises = exerciseList(b.exercises)

@@ -1,10 +1,10 @@
-/** The arguments of create_training_session (spec §5.11): the canonical {@link SessionInput}, defaults applied. */
+/** The arguments of create_training_session (spec §5.11): the canonical {@link TrainingInput}, defaults applied. */
 import * as z from 'zod';
-import type { SessionInput } from '../../units/session-body.ts';
+import type { TrainingInput } from '../../units/training-body.ts';
 import { countInt, date, nonNegativeNumber, positiveInt, text, time } from '../args/fields.ts';
 import { parseArgs } from '../args/parse.ts';
 
-export const sessionInput = z
+export const trainingInput = z
   .object({
     name: text('Display name', { nonBlank: true }),
     date: date('Day of the session, YYYY-MM-DD'),
@@ -19,7 +19,7 @@ export const sessionInput = z
     note: text('Free text').nullish(),
   })
   .transform(
-    (a): SessionInput => ({
+    (a): TrainingInput => ({
       name: a.name,
       date: a.date,
       time: a.time ?? '18:00',
@@ -35,4 +35,4 @@ export const sessionInput = z
   );
 
 /** Validates raw `create_training_session` arguments and applies its defaults. */
-export const sessionArgs = (args: unknown): SessionInput => parseArgs(sessionInput, args);
+export const trainingArgs = (args: unknown): TrainingInput => parseArgs(trainingInput, args);

@@ -1,11 +1,11 @@
-/** The analysis summary as the canonical session of `get_training_session_summary`. */
+/** The analysis summary as the canonical training of `get_training_session_summary`. */
 import { toIsoDateTime } from './date.ts';
 import { isoDurationToSeconds } from './duration.ts';
 import { byStart, exerciseList } from './exercises.ts';
 import { compact, isObject, num, presentId, presentText, type Json } from './json.ts';
 
-/** Analysis summary → canonical session; top-level nulls fall back to exercise values. */
-export function toSessionSummary(body: unknown): Json {
+/** Analysis summary → canonical training; top-level nulls fall back to exercise values. */
+export function toTrainingSummary(body: unknown): Json {
   const b = isObject(body) ? body : {};
   const exercises = exerciseList(b.exercises).sort(byStart);
   const firstSport = exercises.map((e) => (isObject(e.sport) ? num(e.sport.id) : undefined)).find((v) => v !== undefined);

@@ -1,7 +1,7 @@
 /** `get_training_session_summary` and `get_training_session_details` (spec §5.13, §5.14). */
 import * as z from 'zod';
-import { toSessionDetails } from '../../units/session-details.ts';
-import { toSessionSummary } from '../../units/session-summary.ts';
+import { toTrainingDetails } from '../../units/training-details.ts';
+import { toTrainingSummary } from '../../units/training-summary.ts';
 import { httpError } from '../../upstream/errors.ts';
 import { positiveInt } from '../args/fields.ts';
 import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
@@ -10,7 +10,7 @@ import { jsonResult, parseBody, textResult, ToolFailure } from '../result.ts';
 
 const sessionIdInput = z.object({ session_id: positiveInt('Session id (from list_training_sessions)') });
 
-/** One analysis body; undefined when the session does not exist (a normal result). */
+/** One analysis body; undefined when the training does not exist (a normal result). */
 async function analysis(deps: Deps, id: number, kind: 'summary' | 'details'): Promise<unknown | undefined> {
   const action = `reading the session ${kind}`;
   const r = await deps.upstream.call({ action, method: 'GET', path: `/api/training/analysis/${id}/${kind}` });
@@ -20,7 +20,7 @@ async function analysis(deps: Deps, id: number, kind: 'summary' | 'details'): Pr
   return parseBody(action, r.text);
 }
 
-export function sessionSummaryTool(deps: Deps): DiaryTool {
+export function trainingSummaryTool(deps: Deps): DiaryTool {
   return defineTool({
     name: 'get_training_session_summary',
     title: 'Session summary',
@@ -30,12 +30,12 @@ export function sessionSummaryTool(deps: Deps): DiaryTool {
     input: sessionIdInput,
     async run({ session_id: id }) {
       const body = await analysis(deps, id, 'summary');
-      return body === undefined ? textResult(`No session with id ${id}.`) : jsonResult(toSessionSummary(body));
+      return body === undefined ? textResult(`No session with id ${id}.`) : jsonResult(toTrainingSummary(body));
     },
   });
 }
 
-export function sessionDetailsTool(deps: Deps): DiaryTool {
+export function trainingDetailsTool(deps: Deps): DiaryTool {
   return defineTool({
     name: 'get_training_session_details',
     title: 'Session details',
@@ -45,7 +45,7 @@ export function sessionDetailsTool(deps: Deps): DiaryTool {
     input: sessionIdInput,
     async run({ session_id: id }) {
       const body = await analysis(deps, id, 'details');
-      return body === undefined ? textResult(`No session with id ${id}.`) : jsonResult(toSessionDetails(body));
+      return body === undefined ? textResult(`No session with id ${id}.`) : jsonResult(toTrainingDetails(body));
     },
   });
 }

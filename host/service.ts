@@ -9,7 +9,9 @@ import type { ApiContext } from '../api/context.ts';
 import { authentication } from '../api/auth.ts';
 import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
+import { activityRouter } from '../api/activity.ts';
 import { auditRouter } from '../api/audit.ts';
+import { webhooksRouter } from '../api/webhooks.ts';
 import { deploysRouter } from '../api/deploys.ts';
 import { ingestRouter } from '../api/ingest.ts';
 import { keysRouter } from '../api/keys.ts';
@@ -24,7 +26,7 @@ import { recordKeyUse } from '../app/keys/keys.ts';
 import { purgeExpired } from '../app/jobs/purge-expired.ts';
 import { ManifestCache } from '../app/queries/manifest-cache.ts';
 import { classifyHost } from '../domain/hosts.ts';
-import { hostLabels, type SiteAddress } from '../domain/paths.ts';
+import { hostLabels, parseSitePath, type SiteAddress } from '../domain/paths.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { hostNames, listenHostNames } from './hosts.ts';
@@ -37,6 +39,7 @@ import { startLeaderJob } from './leader-job.ts';
 import { portalMiddleware } from './portal.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
+import { startWebhookSender } from './webhook-sender.ts';
 import { answerClientError, CONNECTION_CHECK_MS, guardBodyPace, HEADERS_TIMEOUT_MS } from './slow-client.ts';
 import { openStack, type Stack } from './stack.ts';
 
@@ -62,6 +65,11 @@ export async function createService(config: Config, options: { project: 'run' | 
   const projector = new Projector(stack.events, stack.readModel, {
     holder,
     onError: (err) => log.error('projection failed', { error: String(err) }),
+    // The activity log and the webhook outbox, each with its own checkpoint (DESIGN.md "Subscribers of the log").
+    sides: [
+      { name: 'activity', beginBatch: () => stack.activity.beginBatch() },
+      { name: 'webhooks', beginBatch: () => stack.webhooks.beginBatch() },
+    ],
   });
   const tmpDir = join(config.dataDir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
@@ -102,10 +110,21 @@ export async function createService(config: Config, options: { project: 'run' | 
     const showPort = config.publicScheme === 'http' && port !== defaultPort;
     return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
   };
+  const siteUrl = (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`;
+  // Deliveries: 10 s for the whole request (spec §16), an answer read up to 64 KiB (only an excerpt is kept).
+  const webhookOutbound = createOutbound({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-webhooks' });
+  const sender =
+    options.project === 'run'
+      ? startWebhookSender(
+          { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: (path) => siteUrl(parseSitePath(path)), now: () => new Date(), random: Math.random },
+          { isLeader: () => projector.isLeader, onError: (err) => log.error('webhook delivery failed', { error: String(err) }) },
+        )
+      : undefined;
+  if (sender) projector.onCommitted(() => sender.wake());
   const api: ApiContext = {
     deps,
     config,
-    siteUrl: (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`,
+    siteUrl,
     apexOrigin: () => origin(config.controlDomain),
     // Every name the apex answers to: the cross-origin guard accepts an Origin naming any of them.
     apexHosts: [config.baseDomain, ...config.aliasDomains, ...listenHostNames(config.listen.host)].map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()),
@@ -117,7 +136,11 @@ export async function createService(config: Config, options: { project: 'run' | 
     outbound: {
       // The document's own bounds (5 KB, 5 s) are the connector's to set; these only cap them.
       oauthMetadata: createOutbound({ allowPrivate: config.mcp.allowPrivateMetadata, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-oauth (client metadata)' }),
+      webhooks: webhookOutbound,
     },
+    activity: stack.activity,
+    webhooks: stack.webhooks,
+    ...(sender ? { wakeSender: () => sender.wake() } : {}),
     // One counter for every upload: the dead buffers pile up in the one young generation.
     hooks: { bytesReceived: youngGarbageHint() },
   };
@@ -131,6 +154,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     log,
     async close() {
       await Promise.all([keyUsage.flush(), connectionUsage.flush()]);
+      await sender?.stop();
       await projector.stop();
       await stack.close();
     },
@@ -157,7 +181,7 @@ export async function apexApp(service: Service): Promise<Koa> {
   });
   const { config } = service;
   router.get('/tls/ask', tlsAskRoute(service.api, { ...hostNames(config), baseDomain: config.baseDomain, controlDomain: config.controlDomain }));
-  for (const r of [ingestRouter(service.api), deploysRouter(service.api), keysRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
+  for (const r of [ingestRouter(service.api), deploysRouter(service.api), keysRouter(service.api), webhooksRouter(service.api), activityRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
     app.use(r.routes());
     app.use(r.allowedMethods());
   }

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { Connection, ConnectionsResponse } from '../schemas/connection.ts';
 import { DeployCreated, DeployRequest } from '../schemas/deploy.ts';
 import { ErrorBody } from '../schemas/errors.ts';
+import { Activity, ActivityResponse } from '../schemas/activity.ts';
 import { Actor, EventsResponse, SiteEventEntry } from '../schemas/events.ts';
+import { CreatedWebhook, CreateWebhookBody, DeliveriesResponse, Delivery, Webhook, WebhooksResponse } from '../schemas/webhooks.ts';
 import { FileNode } from '../schemas/file-tree.ts';
 import { Grant, GrantRequest } from '../schemas/grant.ts';
 import { APIKey, CreatedAPIKey, CreateKeyBody, KeysResponse } from '../schemas/key.ts';
@@ -42,6 +44,13 @@ const RESPONSE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   EventsResponse,
   PublishResult,
   DeployCreated,
+  Activity,
+  ActivityResponse,
+  Webhook,
+  CreatedWebhook,
+  WebhooksResponse,
+  Delivery,
+  DeliveriesResponse,
   Error: ErrorBody,
 };
 const REQUEST_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
@@ -52,6 +61,7 @@ const REQUEST_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   GrantRequest,
   CreateKeyBody,
   DeployRequest,
+  CreateWebhookBody,
 };
 
 const SCHEMA_REF = (id: string) => `#/components/schemas/${id}`;

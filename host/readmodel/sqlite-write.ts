@@ -86,6 +86,7 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         return;
       }
       case 'sequence':
+      case 'webhook':
         return;
       default: {
         const never: never = record.kind;
@@ -111,6 +112,7 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         s.delClient.run(stream);
         return;
       case 'sequence':
+      case 'webhook':
         return;
       default: {
         const never: never = kind;

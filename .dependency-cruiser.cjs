@@ -52,9 +52,10 @@ module.exports = {
     {
       name: 'client-stands-alone',
       severity: 'error',
-      comment: 'client/ is bundled and shipped alone: client/ and Node built-ins only.',
+      comment:
+        'client/ is bundled and shipped alone (GET /cli/sites.mjs): client/, Node built-ins and `ignore` (the .sitesignore matcher, bundled in; dependency-free) only.',
       from: { path: '^client/' },
-      to: { pathNot: '^client/', dependencyTypesNot: ['core'] },
+      to: { pathNot: ['^client/', '(^|/)node_modules/ignore/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'diary-stands-alone',

@@ -1,4 +1,5 @@
 import type { Cidr } from './ip.ts';
+import type { AuditEntry } from './write-log.ts';
 
 /**
  * The part of the service's configuration the HTTP layer and the MCP connector read. The
@@ -33,4 +34,16 @@ export type ApiConfig = {
 export type ApiHooks = {
   /** Bytes of a request body arrived (host/: a young-generation GC hint every few MiB). */
   readonly bytesReceived: (bytes: number) => void;
+  /** A write happened (whatever its outcome) or a request was refused with 401/403: one line of the operator's log. */
+  readonly audit: (entry: AuditEntry) => void;
+  /** The service's log, for what only the operator should read (an internal error's cause). */
+  readonly log: LogPort;
+};
+
+/** The service log as the HTTP layer and the connector see it (host/log.ts: pino, text or JSON lines). */
+export type LogPort = {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
 };

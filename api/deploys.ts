@@ -10,6 +10,7 @@ import type { Identity } from '../domain/auth.ts';
 import { requireAdmin, requireKey } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { preparePublish } from './requests.ts';
+import { noteWrite } from './write-log.ts';
 import type { DeployCreated } from './schemas/deploy.ts';
 import type { PublishResult } from './schemas/publish.ts';
 import { siteJson } from './site-json.ts';
@@ -38,7 +39,7 @@ function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (a
     const { meta, files } = body as { meta?: unknown; files?: unknown };
     if (meta === undefined) throw new ValidationError('meta is required');
     // `publish` on the target is checked here, before the site or anything else is looked up.
-    const target = preparePublish(identity, typeof meta === 'string' ? meta : JSON.stringify(meta));
+    const target = preparePublish(identity, typeof meta === 'string' ? meta : JSON.stringify(meta), (site) => noteWrite(ctx, { site }));
     if (files === undefined) throw new ValidationError('files is required');
     const { deploy, required } = await createDeploy(api.deps, identity, target, files, (hash) => api.manifests.get(hash));
     ctx.status = 201;

@@ -8,6 +8,7 @@ import { fullPath } from '../domain/paths.ts';
 import { requireKey } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { noteWrite } from './write-log.ts';
 import { handlePublishRequestFor } from './publish-route.ts';
 import { parsePatch, parseRollback } from './requests.ts';
 import { sitePathParam, siteRoute } from './site-path.ts';
@@ -39,7 +40,9 @@ export function ingestRouter(api: ApiContext): Router {
     const identity = await requireKey(api, ctx);
     const address = sitePathParam(ctx);
     authorize(identity, 'rollback', address);
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
+    const site = await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx)));
+    noteWrite(ctx, { revision: site.live.id });
+    ctx.body = siteJson(api, site);
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/restore', async (ctx) => {

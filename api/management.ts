@@ -14,6 +14,7 @@ import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { requireAdmin, requireUser } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { noteWrite } from './write-log.ts';
 import { parsePatch, parseRollback } from './requests.ts';
 import { streamRevisionZip } from './revision-zip.ts';
 import { param, sitePathParam, siteRoute } from './site-path.ts';
@@ -127,7 +128,9 @@ export function managementRouter(api: ApiContext): Router {
     const stream = entry && (await api.deps.blobs.get(entry.hash));
     if (!entry || !stream) throw new NotFoundError(`no file ${path} in this revision`);
     const name = path.slice(path.lastIndexOf('/') + 1);
-    ctx.type = entry.type;
+    // A download, never a resource: with its stored type (text/javascript, text/html…) a
+    // `<script src>` or a frame on the apex could run a publisher's file with the apex's origin.
+    ctx.type = 'application/octet-stream';
     ctx.length = entry.size;
     ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
     inertPublisherBytes(ctx);
@@ -158,7 +161,9 @@ export function managementRouter(api: ApiContext): Router {
   siteRoute(r, 'POST', '/api/sites/*path/rollback', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
     const address = sitePathParam(ctx);
-    ctx.body = siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx))));
+    const site = await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx)));
+    noteWrite(ctx, { revision: site.live.id });
+    ctx.body = siteJson(api, site);
   });
 
   siteRoute(r, 'GET', '/api/sites/*path', async (ctx) => {

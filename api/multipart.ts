@@ -10,6 +10,7 @@ import { publishFiles } from '../app/publish/publish.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import type { ApiContext } from './context.ts';
 import { preparePublish } from './requests.ts';
+import { noteWrite } from './write-log.ts';
 import { receiveUpload, type Part } from './upload.ts';
 
 const MAX_META_BYTES = 64 * 1024;
@@ -54,7 +55,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
         if (field.name !== 'meta') continue;
         if (field.truncated) throw new TooLargeError('meta is too large');
         if (target) throw new ValidationError('meta was sent twice');
-        target = preparePublish(identity, field.value);
+        target = preparePublish(identity, field.value, (site) => noteWrite(ctx, { site }));
         if (spooled) publishing = start(target, spooled.field, createReadStream(spooled.path));
         continue;
       }

@@ -3,7 +3,7 @@ import { authorize, type Identity } from '../domain/auth.ts';
 import { ValidationError } from '../domain/errors.ts';
 import { validateGrant } from '../domain/grants.ts';
 import type { KeyRequest } from '../domain/key/decide.ts';
-import { siteAddress } from '../domain/paths.ts';
+import { fullPath, siteAddress } from '../domain/paths.ts';
 import { parseMetaFields, type MetaInput, type MetaPatch } from '../domain/site/meta.ts';
 import { parseInput } from './schemas/parse.ts';
 import { SitePatch } from './schemas/patch.ts';
@@ -17,8 +17,8 @@ import { RollbackBody } from './schemas/rollback.ts';
  * by the domain functions called here or by the command itself.
  */
 
-/** Parses the publish `meta` JSON part (spec §4) into a target, and checks `publish` on it. */
-export function preparePublish(identity: Identity, metaText: string): PublishTarget {
+/** Parses the publish `meta` JSON part (spec §4) into a target, and checks `publish` on it; `noteSite` hears the target first. */
+export function preparePublish(identity: Identity, metaText: string, noteSite?: (site: string) => void): PublishTarget {
   let raw: unknown;
   try {
     raw = JSON.parse(metaText);
@@ -28,6 +28,8 @@ export function preparePublish(identity: Identity, metaText: string): PublishTar
   const fields = parseInput(PublishMeta, raw, { name: 'meta', prefix: 'meta' });
   const address = siteAddress(fields.group ?? '', fields.slug);
   const meta = parseMetaFields(fields, false) as MetaInput;
+  // Known before the capability is checked: a refused publish is logged with the site it tried.
+  noteSite?.(fullPath(address));
   authorize(identity, 'publish', address);
   return { address, meta };
 }

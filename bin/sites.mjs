@@ -18,7 +18,10 @@ async function load() {
       const { ensureServerBuild } = await import('./build-server.mjs');
       return await import(pathToFileURL(join(await ensureServerBuild(), 'main.js')).href);
     } catch (err) {
-      process.stderr.write(`sites: running from the TypeScript sources (no compiled build: ${err.message ?? err})\n`);
+      const line = `sites: running from the TypeScript sources (no compiled build: ${err.message ?? err})`;
+      // The service's log may be JSON lines (SITES_LOG_FORMAT=json): so is this one then.
+      const json = process.argv[2] === 'serve' && (process.env.SITES_LOG_FORMAT || '').toLowerCase() === 'json';
+      process.stderr.write(json ? `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg: line })}\n` : `${line}\n`);
     }
   }
   const { register } = await import('tsx/esm/api');

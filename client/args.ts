@@ -2,8 +2,13 @@ import { ClientUsageError } from './errors.ts';
 
 export type Parsed = { readonly positionals: string[]; readonly flags: Map<string, string> };
 
-/** `--name value` and `--name=value` flags and positionals; every flag takes a value. */
-export function parseFlags(argv: readonly string[], known: readonly string[]): Parsed {
+/**
+ * `--name value` and `--name=value` flags and positionals; the `booleans` take no value
+ * (they are set to `true`). `--help` anywhere sets the flag `help`, whatever else is wrong
+ * with the line: someone asking how a command works gets the answer, not a usage error.
+ */
+export function parseFlags(argv: readonly string[], known: readonly string[], booleans: readonly string[] = []): Parsed {
+  if (argv.includes('--help')) return { positionals: [], flags: new Map([['help', 'true']]) };
   const positionals: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -15,6 +20,11 @@ export function parseFlags(argv: readonly string[], known: readonly string[]): P
     }
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
+    if (booleans.includes(name)) {
+      if (eq >= 0) throw new ClientUsageError(`--${name} takes no value`);
+      flags.set(name, 'true');
+      continue;
+    }
     if (!known.includes(name)) throw new ClientUsageError(`unknown option --${name}`);
     const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
     if (value === undefined) throw new ClientUsageError(`--${name} needs a value`);

@@ -11,7 +11,12 @@ import { progressBar } from './progress.ts';
 export type PublishMeta = { readonly group: string; readonly slug: string; readonly title?: string };
 
 /** The service's answer to a publish (spec §4 `PublishResult`), as far as the client reads it. */
-export type PublishResult = { readonly url: string; readonly revision: string };
+export type PublishResult = {
+  readonly url: string;
+  readonly revision: string;
+  /** True when the site already had exactly this: nothing was recorded (spec §4). */
+  readonly unchanged?: boolean;
+};
 
 export type DeployOutcome = {
   readonly result: PublishResult;

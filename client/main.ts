@@ -4,7 +4,9 @@
  * but Node publishes with `node sites.mjs publish dist --site docs/app`.
  */
 import { ClientError, ClientUsageError } from './errors.ts';
-import { PUBLISH_USAGE, publishCommand } from './publish.ts';
+import { PUBLISH_USAGE, publishCommand, type PublishEnv } from './publish.ts';
+
+const PROGRAM = 'node sites.mjs';
 
 /**
  * The service writes its own origin here when it serves this file, so a client downloaded
@@ -21,13 +23,25 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${CLIENT_VERSION}\n`);
     return 0;
   }
-  if (command !== 'publish') throw new ClientUsageError(`usage: node sites.mjs ${PUBLISH_USAGE}`);
-  return publishCommand(rest, {
+  const defaultUrl = SERVED_FROM.startsWith('__') ? 'http://localhost:8080' : SERVED_FROM;
+  if (command === '--help' || command === 'help') {
+    // The client has one command: its help is the whole story.
+    process.stdout.write(`sites publishing client ${CLIENT_VERSION}: publishes a folder to ${defaultUrl} (or SITES_URL)\n\n`);
+    return publishCommand(['--help'], io(defaultUrl));
+  }
+  if (command !== 'publish') throw new ClientUsageError(`usage: ${PROGRAM} ${PUBLISH_USAGE} (${PROGRAM} --help says more)`);
+  return publishCommand(rest, io(defaultUrl));
+}
+
+function io(defaultUrl: string): PublishEnv {
+  return {
     env: process.env,
-    defaultUrl: SERVED_FROM.startsWith('__') ? 'http://localhost:8080' : SERVED_FROM,
-    out: (line) => process.stdout.write(`${line}\n`),
-    warn: (line) => process.stderr.write(`sites: warning: ${line}\n`),
-  });
+    program: PROGRAM,
+    defaultUrl,
+    out: (line: string) => void process.stdout.write(`${line}\n`),
+    note: (line: string) => void process.stderr.write(`sites: ${line}\n`),
+    warn: (line: string) => void process.stderr.write(`sites: warning: ${line}\n`),
+  };
 }
 
 main(process.argv.slice(2)).then(

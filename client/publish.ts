@@ -5,14 +5,21 @@ import { cacheDir, openDigestCache } from './digest-cache.ts';
 import { ClientUsageError } from './errors.ts';
 import { siteFiles } from './folder.ts';
 import { count, formatBytes } from './format.ts';
+import { IGNORE_FILE } from './leave-out.ts';
+import { stepSummary } from './step-summary.ts';
+import { PUBLISH_USAGE, publishHelp } from './usage.ts';
 
-export const PUBLISH_USAGE = 'publish DIR --site GROUP/SLUG [--title T] [--url URL] [--key KEY]';
+export { PUBLISH_USAGE } from './usage.ts';
 
 export type PublishEnv = {
   readonly env: NodeJS.ProcessEnv;
+  /** How the command was started, for the help (`sites`, `node sites.mjs`). */
+  readonly program: string;
   /** Where the service is when neither --url nor SITES_URL says: the local service, or where this client was downloaded from. */
   readonly defaultUrl: string;
   readonly out: (line: string) => void;
+  /** A `sites: …` line on stderr that is not a failure. */
+  readonly note: (line: string) => void;
   readonly warn: (line: string) => void;
 };
 
@@ -27,15 +34,30 @@ function serviceUrl(raw: string, from: string): URL {
   return url;
 }
 
+/** `left out 2 files and 1 folder: .DS_Store, .env, .git/ (…)`: what was not sent, and why. */
+function leftOutLine(leftOut: readonly string[], hasIgnoreFile: boolean, program: string): string {
+  const folders = leftOut.filter((n) => n.endsWith('/')).length;
+  const files = leftOut.length - folders;
+  const what = [files ? count(files, 'file') : '', folders ? count(folders, 'folder') : ''].filter(Boolean).join(' and ');
+  const shown = 5;
+  const names = leftOut.slice(0, shown).join(', ') + (leftOut.length > shown ? `, and ${leftOut.length - shown} more` : '');
+  const why = `${hasIgnoreFile ? `dotfiles, node_modules/ and what ${IGNORE_FILE} lists` : 'dotfiles and node_modules/'} are not published; ${program} publish --help says how to change it`;
+  return `left out ${what}: ${names} (${why})`;
+}
+
 /**
  * `publish DIR --site GROUP/SLUG`: hashes the folder, uploads only what the site does not
  * have yet (spec §10), publishes, and says so in one line. On GitHub Actions it also
- * writes the `url` and `revision` outputs.
+ * writes the `url` and `revision` outputs and a step summary.
  */
 export async function publishCommand(argv: readonly string[], io: PublishEnv): Promise<number> {
-  const { positionals, flags } = parseFlags(argv, ['site', 'title', 'url', 'key']);
+  const { positionals, flags } = parseFlags(argv, ['site', 'title', 'url', 'key'], ['include-dotfiles']);
+  if (flags.has('help')) {
+    io.out(publishHelp(io.program, io.defaultUrl));
+    return 0;
+  }
   const dir = positionals[0];
-  if (!dir || positionals.length > 1) throw new ClientUsageError(`usage: ${PUBLISH_USAGE}`);
+  if (!dir || positionals.length > 1) throw new ClientUsageError(`usage: ${io.program} ${PUBLISH_USAGE}`);
   const siteArg = flags.get('site');
   if (!siteArg) throw new ClientUsageError('--site GROUP/SLUG is required');
   const site = parseSite(siteArg);
@@ -44,10 +66,19 @@ export async function publishCommand(argv: readonly string[], io: PublishEnv): P
   const base = flags.has('url') ? serviceUrl(flags.get('url')!, '--url') : io.env.SITES_URL ? serviceUrl(io.env.SITES_URL, 'SITES_URL') : serviceUrl(io.defaultUrl, 'the default URL');
   const title = flags.get('title');
 
-  const files = await siteFiles(dir, io.warn);
+  const { files, leftOut, hasIgnoreFile } = await siteFiles(dir, { includeDotfiles: flags.has('include-dotfiles'), warn: io.warn });
+  leftOut.sort();
+  // Said before anything is sent, so it is in the log even when the publish fails.
+  if (leftOut.length) io.note(leftOutLine(leftOut, hasIgnoreFile, io.program));
   const cache = openDigestCache(cacheDir(io.env), realpathSync(dir));
   const { result, newFiles, uploadedBytes } = await deploy({ base, key, meta: { ...site, ...(title ? { title } : {}) }, files, cache });
-  io.out(`published ${count(files.length, 'file')} (${newFiles.toLocaleString('en')} new, ${formatBytes(uploadedBytes)} uploaded) to ${result.url} (revision ${result.revision})`);
+  // A re-run CI job publishes what is already live: the service records nothing, and says so.
+  const revision = `revision ${result.revision}${result.unchanged ? ', nothing changed' : ''}`;
+  io.out(`published ${count(files.length, 'file')} (${newFiles.toLocaleString('en')} new, ${formatBytes(uploadedBytes)} uploaded) to ${result.url} (${revision})`);
   if (io.env.GITHUB_OUTPUT) appendFileSync(io.env.GITHUB_OUTPUT, `url=${result.url}\nrevision=${result.revision}\n`);
+  if (io.env.GITHUB_STEP_SUMMARY) {
+    const path = [site.group, site.slug].filter(Boolean).join('/');
+    appendFileSync(io.env.GITHUB_STEP_SUMMARY, stepSummary({ site: path, url: result.url, revision: result.revision, unchanged: result.unchanged === true, files: files.length, newFiles, uploadedBytes, leftOut }));
+  }
   return 0;
 }

@@ -9,6 +9,12 @@ import { addressFromHostLabels, isLabel, type SiteAddress } from './paths.ts';
 export type HostNames = {
   readonly apexes: readonly string[];
   readonly direct?: readonly string[];
+  /**
+   * Apexes with no site beneath them: the control domain when it is not the base domain.
+   * A site there would be same-site with the portal, which is what the operator moved the
+   * portal to a domain of its own to avoid.
+   */
+  readonly siteless?: readonly string[];
 };
 
 /**
@@ -38,7 +44,7 @@ const UNKNOWN: HostKind = { kind: 'unknown' };
 export function classifyHost(rawHost: string | undefined, names: HostNames): HostKind {
   const host = normalizeHost(rawHost);
   if (host === undefined) return UNKNOWN;
-  const { apexes, direct = [] } = names;
+  const { apexes, direct = [], siteless = [] } = names;
   if (apexes.includes(host)) return { kind: 'apex', name: host, direct: false };
   if (direct.includes(host)) return { kind: 'apex', name: host, direct: true };
   if (isIpLiteral(host)) return UNKNOWN;
@@ -46,6 +52,7 @@ export function classifyHost(rawHost: string | undefined, names: HostNames): Hos
   for (const apex of [...apexes].sort((a, b) => b.length - a.length)) {
     if (isIpLiteral(apex)) continue;
     if (host.endsWith(`.${apex}`)) {
+      if (siteless.includes(apex)) return UNKNOWN;
       const address = addressFromHostLabels(host.slice(0, -apex.length - 1));
       return address ? { kind: 'site', address, apex } : UNKNOWN;
     }

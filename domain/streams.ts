@@ -6,6 +6,13 @@ import { fullPath, type SiteAddress } from './paths.ts';
  */
 export const siteStream = (address: SiteAddress): string => `site-${fullPath(address).replaceAll('/', '.')}`;
 export const keyStream = (id: number): string => `key-${id}`;
+/**
+ * Where a key's `KeyUsed` events go: beside the key's own stream, never in it, so a command
+ * on the key (revoke, and the check before recording a use) reads two events however long
+ * the key has been in use. Logs written before this stream existed hold `KeyUsed` in
+ * `key-<id>`; both are read back.
+ */
+export const keyUsageStream = (id: number): string => `keyuse-${id}`;
 export const connectionStream = (id: string): string => `connection-${id}`;
 export const oauthClientStream = (id: string): string => `oauthclient-${id}`;
 export const webhookStream = (id: string): string => `webhook-${id}`;

@@ -34,10 +34,17 @@ export type Config = {
   readonly maxExtractEntries: number;
   /** Slow-client guard: at least `minBytesPerSecond` over every `windowMs` while an upload arrives (0 disables). */
   readonly uploadPace: { readonly windowMs: number; readonly minBytesPerSecond: number };
+  /** Connections one client address (IPv4, or IPv6 /64) may hold open; trusted proxies are not capped (0 disables). */
+  readonly maxConnectionsPerAddress: number;
   readonly versioning: { readonly enabled: boolean; readonly keep: number };
   readonly deletedSiteTtlMs: number;
   /** How long an incremental deploy stays open before it expires (spec §10: 1h; shorter for tests). */
   readonly deployTtlMs: number;
+  /**
+   * How long start-up waits for a store server (EventStoreDB, MongoDB, S3) that does not
+   * answer yet, before it stops with one line naming the store (`SITES_STORE_WAIT`).
+   */
+  readonly storeWaitMs: number;
   readonly mcp: {
     readonly enabled: boolean;
     readonly allowedUsers: ReadonlySet<string>;
@@ -61,6 +68,13 @@ export type Config = {
   readonly logFormat: 'text' | 'json';
 };
 
+/**
+ * Open connections one client address may hold (SITES_MAX_CONNECTIONS_PER_ADDRESS). A
+ * browser opens at most 6 per host name and 256 in all (Chromium's pool), usually far
+ * fewer to one service even with a portal full of site previews; `sites publish` uploads 16
+ * at a time, so 16 CI jobs behind one NAT address stay under it too.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 /** A bad value: start-up stops with this one line. */
 export class ConfigError extends Error {}
 
@@ -218,9 +232,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: int(env, 'SITES_UPLOAD_STALL_WINDOW_MS', 30_000, 0),
       minBytesPerSecond: int(env, 'SITES_UPLOAD_MIN_BYTES_PER_S', 10 * 1024, 0),
     },
+    maxConnectionsPerAddress: int(env, 'SITES_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, 0),
     versioning: { enabled: bool(env, 'SITES_VERSIONING_ENABLED', false), keep: int(env, 'SITES_VERSIONING_KEEP', 5, 1) },
     deletedSiteTtlMs: parseDuration(env.SITES_DELETED_SITE_TTL || '720h', 'SITES_DELETED_SITE_TTL'),
     deployTtlMs: parseDuration(env.SITES_DEPLOY_TTL || '1h', 'SITES_DEPLOY_TTL'),
+    storeWaitMs: parseDuration(env.SITES_STORE_WAIT || '60s', 'SITES_STORE_WAIT'),
     mcp: {
       enabled: bool(env, 'SITES_MCP_ENABLED', true),
       allowedUsers: env.SITES_MCP_ALLOWED_USERS === undefined ? adminUsers : new Set(list(env, 'SITES_MCP_ALLOWED_USERS')),

@@ -4,11 +4,16 @@ import type { Config } from './config.ts';
 
 /**
  * The names the service answers to, from its configuration: the base domain, the aliases
- * and the control domain (host/config.ts counts it among the aliases) are apexes with
- * sites beneath them; the listen address is the apex only as itself.
+ * and the control domain (host/config.ts counts it among the aliases) are apexes; sites
+ * are beneath them but for a control domain of its own (spec §1: it serves no sites); the
+ * listen address is the apex only as itself.
  */
-export function hostNames(config: Pick<Config, 'baseDomain' | 'aliasDomains' | 'listen'>): HostNames {
-  return { apexes: [config.baseDomain, ...config.aliasDomains], direct: listenHostNames(config.listen.host) };
+export function hostNames(config: Pick<Config, 'baseDomain' | 'aliasDomains' | 'controlDomain' | 'listen'>): HostNames {
+  return {
+    apexes: [config.baseDomain, ...config.aliasDomains],
+    direct: listenHostNames(config.listen.host),
+    siteless: config.controlDomain === config.baseDomain ? [] : [config.controlDomain],
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { fullPath, type SiteAddress } from '../domain/paths.ts';
 import type { BlobStore } from '../domain/ports.ts';
 import type { SiteDoc } from '../projections/documents.ts';
 import type { ReadModel } from '../projections/read-model.ts';
+import type { HeaderSet } from '../domain/rules/headers.ts';
 import { cachedBody, compressedBody, HOT_MAX, SMALL, wholeBody, type Coding } from './byte-cache.ts';
 import { decodedPath, resolveRequest, rulesOf, type Resolved } from './site-resolve.ts';
 
@@ -77,44 +78,96 @@ async function liveManifest(deps: SiteServerDeps, path: string, checkpoint: stri
 }
 
 /**
- * What a request URL resolves to in a revision, and the header list of its full answer
- * by content coding, built once: a manifest and its rules never change, so neither does
- * the answer to a URL. Resolving and building headers one `setHeader` at a time (each
- * validated and stored, then serialized) cost more than the cached body's socket write.
+ * What a request URL resolves to in a revision, and for a file the header list of its full
+ * answer, built once: a manifest and its rules never change, so neither does the answer to
+ * a URL. Resolving and building headers one `setHeader` at a time (each validated and
+ * stored, then serialized) cost more than the cached body's socket write.
  */
-type Route = {
-  readonly resolved: Resolved;
-  readonly siteHeaders: ReadonlyMap<string, string> | undefined;
+type Route = { readonly resolved: Resolved; readonly answer?: FileAnswer };
+/**
+ * A file's answer with the site's `_headers` for the path asked. Shared by every URL that
+ * resolves to the same file through the same blocks (`/a?x=1`, `/a?x=2`, …), and the joined
+ * values of several blocks by every answer that combines them: what a publisher wrote (up
+ * to 12 KiB an answer) is held once, never once per URL, or a few thousand query strings
+ * would hold gigabytes.
+ */
+type FileAnswer = {
+  readonly siteHeaders: HeaderSet | undefined;
   /** By coding ('' for none): the headers of the 200/404 answer with the whole body, Content-Length included. */
-  readonly answers: Map<string, { readonly length: number; readonly headers: string[] }>;
+  readonly byCoding: Map<string, { readonly length: number; readonly headers: string[] }>;
 };
-let routes = new WeakMap<Manifest, Map<string, Route>>();
+/** A revision's remembered routes by URL, the answers they share, and the header sets of several blocks (by block indexes). */
+type Remembered = { readonly urls: Map<string, Route>; readonly answers: Map<string, FileAnswer>; readonly combined: Map<string, HeaderSet> };
+let routes = new WeakMap<Manifest, Remembered>();
 /**
  * Any URL may be asked (query strings, typos, probes), so what is remembered is bounded:
- * URLs up to URL_MAX characters, ROUTES_MAX of them over all revisions (then all are
- * forgotten at once); longer URLs are resolved each time.
+ * URLs up to URL_MAX characters, ROUTES_MAX of them, and ROUTE_BYTES_MAX of what they hold
+ * (URLs, redirect locations, shared answers and header sets, each counted once) over all
+ * revisions; past either bound all are forgotten at once. Longer URLs are resolved each time.
  */
 const URL_MAX = 1024;
 const ROUTES_MAX = 10_000;
+const ROUTE_BYTES_MAX = 8 * 1024 * 1024;
+/** What an answer's header lists hold beyond the strings they share: a name and a value pointer per header, for each of three codings. */
+const ANSWER_BYTES_PER_HEADER = 3 * 2 * 8;
 let remembered = 0;
+let rememberedBytes = 0;
 
 /** A remembered route, without waiting for anything: the common case. */
-const knownRoute = (manifest: Manifest, url: string): Route | undefined => routes.get(manifest)?.get(url);
+const knownRoute = (manifest: Manifest, url: string): Route | undefined => routes.get(manifest)?.urls.get(url);
 
 async function newRoute(blobs: BlobStore, manifest: Manifest, url: string): Promise<Route> {
   const q = url.indexOf('?');
   const [urlPath, search] = q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q)];
   const rules = await rulesOf(blobs, manifest);
-  const route: Route = { resolved: resolveRequest(manifest, rules, urlPath, search), siteHeaders: rules?.headers.for(decodedPath(urlPath)), answers: new Map() };
-  if (url.length > URL_MAX) return route;
-  if (++remembered > ROUTES_MAX) {
+  const resolved = resolveRequest(manifest, rules, urlPath, search);
+  const keep = url.length <= URL_MAX;
+  if (resolved.kind !== 'file') {
+    const route: Route = { resolved };
+    if (keep) remember(manifest, url, route, resolved.kind === 'redirect' ? resolved.location.length : 0);
+    return route;
+  }
+  const blocks = rules?.headers.blocksFor(decodedPath(urlPath)) ?? [];
+  // One block's own set is kept with the compiled rules; a combination of several is shared here.
+  const blocksKey = blocks.join(',');
+  const setKey = blocks.length > 1 ? blocksKey : undefined;
+  const answerKey = `${resolved.entry.hash} ${resolved.entry.type} ${resolved.status} ${blocksKey}`;
+  const known = routes.get(manifest);
+  const answer = known?.answers.get(answerKey) ?? {
+    siteHeaders: (setKey === undefined ? undefined : known?.combined.get(setKey)) ?? rules?.headers.headersOf(blocks),
+    byCoding: new Map(),
+  };
+  const route: Route = { resolved, answer };
+  if (keep) remember(manifest, url, route, 0, answerKey, setKey);
+  return route;
+}
+
+/**
+ * Remembers a route under its URL, with the answer and the combined header set it shares
+ * when they are new, after forgetting everything if this would pass a bound.
+ */
+function remember(manifest: Manifest, url: string, route: Route, ownBytes: number, answerKey?: string, setKey?: string): void {
+  const headers = route.answer?.siteHeaders;
+  const answerBytes = answerKey === undefined ? 0 : answerKey.length + ((headers?.size ?? 0) + 8) * ANSWER_BYTES_PER_HEADER;
+  const setBytes = setKey === undefined || !headers ? 0 : setKey.length + [...headers].reduce((n, [name, value]) => n + name.length + value.length, 0);
+  if (remembered + 1 > ROUTES_MAX || rememberedBytes + url.length + ownBytes + answerBytes + setBytes > ROUTE_BYTES_MAX) {
     routes = new WeakMap();
-    remembered = 1;
+    remembered = 0;
+    rememberedBytes = 0;
   }
   let known = routes.get(manifest);
-  if (!known) routes.set(manifest, (known = new Map()));
-  known.set(url, route);
-  return route;
+  if (!known) routes.set(manifest, (known = { urls: new Map(), answers: new Map(), combined: new Map() }));
+  if (answerKey !== undefined && !known.answers.has(answerKey)) {
+    known.answers.set(answerKey, route.answer!);
+    rememberedBytes += answerBytes;
+  }
+  if (setKey !== undefined && headers && !known.combined.has(setKey)) {
+    known.combined.set(setKey, headers);
+    rememberedBytes += setBytes;
+  }
+  known.urls.set(url, route);
+  remembered += 1;
+  rememberedBytes += url.length + ownBytes;
 }
 
 /** Serves one request on a site host from the live revision. */
@@ -137,7 +190,8 @@ export async function serveSite(deps: SiteServerDeps, address: SiteAddress, req:
     res.end(req.method === 'HEAD' ? undefined : `moved to ${resolved.location}\n`);
     return;
   }
-  if (!sendKnown(route, resolved.entry, resolved.status, req, res)) await sendEntry(deps.blobs, resolved.entry, resolved.status, req, res, route.siteHeaders);
+  const answer = route.answer!;
+  if (!sendKnown(answer, resolved.entry, resolved.status, req, res)) await sendEntry(deps.blobs, resolved.entry, resolved.status, req, res, answer.siteHeaders);
 }
 
 /** The coding a full answer of this file gets for this request. */
@@ -149,15 +203,15 @@ function codingFor(entry: ManifestEntry, req: IncomingMessage): Coding | undefin
  * The common answer, the whole file from memory with headers already built, when nothing
  * makes it special (no Range, no If-None-Match); false when `sendEntry` has to answer.
  */
-function sendKnown(route: Route, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse): boolean {
+function sendKnown(known: FileAnswer, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse): boolean {
   if (req.headers.range !== undefined || req.headers['if-none-match'] !== undefined) return false;
   const coding = codingFor(entry, req);
   const body = cachedBody(entry, coding);
   if (!body) return false;
-  let answer = route.answers.get(coding ?? '');
+  let answer = known.byCoding.get(coding ?? '');
   if (!answer || answer.length !== body.length) {
-    answer = { length: body.length, headers: answerHeaders(entry, status, coding, body.length, route.siteHeaders) };
-    route.answers.set(coding ?? '', answer);
+    answer = { length: body.length, headers: answerHeaders(entry, status, coding, body.length, known.siteHeaders) };
+    known.byCoding.set(coding ?? '', answer);
   }
   res.writeHead(status, answer.headers);
   res.end(req.method === 'HEAD' ? undefined : body);
@@ -165,7 +219,7 @@ function sendKnown(route: Route, entry: ManifestEntry, status: number, req: Inco
 }
 
 /** The headers `sendEntry` sets for a full answer, in its order and with its precedence, as one flat list. */
-function answerHeaders(entry: ManifestEntry, status: number, coding: Coding | undefined, length: number, siteHeaders?: ReadonlyMap<string, string>): string[] {
+function answerHeaders(entry: ManifestEntry, status: number, coding: Coding | undefined, length: number, siteHeaders?: HeaderSet): string[] {
   const headers = new Map<string, [string, string]>();
   const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
   for (const [name, value] of baseHeaders(entry)) set(name, value);
@@ -197,7 +251,7 @@ async function sendEntry(
   req: IncomingMessage,
   res: ServerResponse,
   /** From the site's `_headers`: they replace the service's own value of the same header. */
-  siteHeaders?: ReadonlyMap<string, string>,
+  siteHeaders?: HeaderSet,
 ): Promise<void> {
   const etag = `"${entry.hash}"`;
   for (const [name, value] of baseHeaders(entry)) res.setHeader(name, value);

@@ -10,6 +10,7 @@ import { authentication } from '../api/auth.ts';
 import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
 import { activityRouter } from '../api/activity.ts';
+import { writeLog } from '../api/write-log.ts';
 import { auditRouter } from '../api/audit.ts';
 import { webhooksRouter } from '../api/webhooks.ts';
 import { deploysRouter } from '../api/deploys.ts';
@@ -33,14 +34,16 @@ import { hostNames, listenHostNames } from './hosts.ts';
 import { createOutbound } from './outbound/client.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { youngGarbageHint } from './gc-hint.ts';
-import { createLogger, type Logger } from './log.ts';
+import { auditTo, createLogger, type Logger } from './log.ts';
 import { clientRoute } from './client-bundle.ts';
 import { startLeaderJob } from './leader-job.ts';
 import { portalMiddleware } from './portal.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
 import { startWebhookSender } from './webhook-sender.ts';
-import { answerClientError, CONNECTION_CHECK_MS, guardBodyPace, HEADERS_TIMEOUT_MS } from './slow-client.ts';
+import { inCidrs } from '../api/ip.ts';
+import { capConnectionsPerPeer } from './peer-cap.ts';
+import { answerClientError, guardConnections, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './slow-client.ts';
 import { openStack, type Stack } from './stack.ts';
 
 export type Service = {
@@ -142,7 +145,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     webhooks: stack.webhooks,
     ...(sender ? { wakeSender: () => sender.wake() } : {}),
     // One counter for every upload: the dead buffers pile up in the one young generation.
-    hooks: { bytesReceived: youngGarbageHint() },
+    hooks: { bytesReceived: youngGarbageHint(), audit: auditTo(log), log },
   };
   if (options.project === 'run') projector.start();
   return {
@@ -167,6 +170,8 @@ export async function apexApp(service: Service): Promise<Koa> {
   app.proxy = false;
   app.silent = true;
   app.on('error', (err) => service.log.error('request failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+  // Outermost: it logs each write and refusal with the status actually sent.
+  app.use(writeLog(service.api));
   app.use(errorMiddleware);
   app.use(apexSecurityHeaders);
   app.use(requestLineCheck);
@@ -219,8 +224,8 @@ export async function startHttp(service: Service): Promise<Server> {
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
   const names = hostNames(service.config);
   const siteDeps = { readModel: service.stack.readModel, blobs: service.stack.blobs, manifests: service.api.manifests };
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTION_CHECK_MS }, (req, res) => {
-    guardBodyPace(req, res, service.config.uploadPace);
+  // Node's connection sweep is off (both timeouts 0): guardConnections owns every deadline.
+  const server = createServer({ headersTimeout: 0, requestTimeout: 0 }, (req, res) => {
     const target = classifyHost(req.headers.host, names);
     if (target.kind === 'apex') return void apexHandler(req, res);
     // A TLS proxy asks by whatever name its network gives the service (a container's
@@ -245,10 +250,15 @@ export async function startHttp(service: Service): Promise<Server> {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
     res.end('unknown host\n');
   });
-  // A stalled upload must not hold a connection forever (slow-loris); normal uploads finish well within this.
-  server.requestTimeout = 10 * 60_000;
   server.keepAliveTimeout = 5_000;
   server.on('clientError', answerClientError);
+  guardConnections(server, { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS, pace: service.config.uploadPace });
+  // Last: it wraps every connection listener installed before it (Node's parser, the guard).
+  capConnectionsPerPeer(server, {
+    max: service.config.maxConnectionsPerAddress,
+    exempt: (address) => inCidrs(address, service.config.trustedProxies),
+    onRefused: (address, refused) => service.log.warn('connection cap reached', { client: address, cap: service.config.maxConnectionsPerAddress, refused }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(service.config.listen.port, service.config.listen.host, () => resolve());

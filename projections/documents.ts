@@ -37,6 +37,16 @@ export type KeyDoc = {
   readonly createdBy?: Actor;
 };
 
+/**
+ * When a key was last used, from its usage stream (`keyuse-<id>`). Kept apart from the key's
+ * document so that each has its own stream revision; the read model merges it into the
+ * `KeyDoc` it answers with (`withKeyUse`).
+ */
+export type KeyUseDoc = {
+  readonly id: number;
+  readonly lastUsedAt: string;
+};
+
 export type OAuthClientDoc = {
   readonly clientId: string;
   readonly name: string;
@@ -86,11 +96,12 @@ export type ConnectionDoc = {
  * have none here: only their revision is recorded, so a command on them can wait for the
  * projector like any other (webhooks live in their own store, projections/webhooks.ts).
  */
-export type DocKind = 'site' | 'key' | 'connection' | 'oauthclient' | 'sequence' | 'webhook';
+export type DocKind = 'site' | 'key' | 'keyuse' | 'connection' | 'oauthclient' | 'sequence' | 'webhook';
 
 export type DocByKind = {
   site: SiteDoc;
   key: KeyDoc;
+  keyuse: KeyUseDoc;
   connection: ConnectionDoc;
   oauthclient: OAuthClientDoc;
   sequence: never;
@@ -102,5 +113,15 @@ export type StreamRecord = {
   readonly stream: string;
   readonly kind: DocKind;
   readonly revision: number;
-  readonly doc: SiteDoc | KeyDoc | ConnectionDoc | OAuthClientDoc | null;
+  readonly doc: SiteDoc | KeyDoc | KeyUseDoc | ConnectionDoc | OAuthClientDoc | null;
 };
+
+/**
+ * A key document with the use its usage stream recorded: the later of the two times (a log
+ * written before usage streams existed has uses on the key's own stream, a newer one on
+ * both; recorded uses are never taken back).
+ */
+export function withKeyUse(key: KeyDoc, lastUsedAt: string | null | undefined): KeyDoc {
+  if (!lastUsedAt || (key.lastUsedAt !== undefined && key.lastUsedAt >= lastUsedAt)) return key;
+  return { ...key, lastUsedAt };
+}

@@ -1,7 +1,7 @@
 import type { ConnectionEvent, KeyEvent, OAuthClientEvent, Recorded, SiteEvent } from '../domain/events.ts';
 import { fullPath } from '../domain/paths.ts';
 import { applyConnectionEvent } from '../domain/connection/state.ts';
-import type { ConnectionDoc, DocKind, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from './documents.ts';
+import type { ConnectionDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from './documents.ts';
 
 /** Which document family a stream feeds, from its name (see domain/streams.ts). */
 export function kindOfStream(stream: string): DocKind | undefined {
@@ -9,6 +9,7 @@ export function kindOfStream(stream: string): DocKind | undefined {
   switch (prefix) {
     case 'site':
     case 'key':
+    case 'keyuse':
     case 'connection':
     case 'oauthclient':
     case 'sequence':
@@ -46,6 +47,8 @@ function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): S
       return projectSite(doc as SiteDoc | null, event as Recorded<SiteEvent>);
     case 'key':
       return projectKey(doc as KeyDoc | null, event as Recorded<KeyEvent>);
+    case 'keyuse':
+      return projectKeyUse(doc as KeyUseDoc | null, event as Recorded<KeyEvent>);
     case 'connection':
       return projectConnection(doc as ConnectionDoc | null, event as Recorded<ConnectionEvent>);
     case 'oauthclient':
@@ -140,6 +143,13 @@ export function projectKey(doc: KeyDoc | null, event: Recorded<KeyEvent>): KeyDo
       return never;
     }
   }
+}
+
+/** A key's usage stream: the latest use (uses recorded by several instances may arrive out of order). */
+export function projectKeyUse(doc: KeyUseDoc | null, event: Recorded<KeyEvent>): KeyUseDoc | null {
+  if (event.type !== 'KeyUsed') return doc; // the stream holds nothing else
+  if (doc && doc.lastUsedAt >= event.data.at) return doc;
+  return { id: event.data.id, lastUsedAt: event.data.at };
 }
 
 export function projectConnection(doc: ConnectionDoc | null, event: Recorded<ConnectionEvent>): ConnectionDoc | null {

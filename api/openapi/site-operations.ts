@@ -150,7 +150,7 @@ export const sites: Operation[] = [
     query: FileQuery,
     ok: {
       status: 200,
-      reply: { kind: 'binary', types: ['*/*'], description: 'the file’s bytes, with its stored type', headers: { 'Content-Disposition': ATTACHMENT, ...INERT } },
+      reply: { kind: 'binary', types: ['application/octet-stream'], description: 'the file’s bytes, always as application/octet-stream (a download, whatever the file’s type)', headers: { 'Content-Disposition': ATTACHMENT, ...INERT } },
     },
     errors: [400, 401, 404],
   },

@@ -17,11 +17,21 @@ const groupMessage = (issue: { input?: unknown }) => `group ${JSON.stringify(iss
 const BOOL = { truthy: ['true', '1'], falsy: ['false', '0'] };
 
 /**
+ * Search text (`q`): no control characters. None is text a person types, and a NUL could not
+ * even travel to MongoDB inside a regular expression (it answered 500 where SQLite answered):
+ * refused here, once, for every read-model adapter. The MCP connector's `list_sites` uses it too.
+ */
+export const SearchText = z
+  .string()
+  .trim()
+  .refine((q) => !/[\u0000-\u001f\u007f]/.test(q), { error: 'q must not contain control characters' });
+
+/**
  * `GET /api/sites` query (spec §5), one string per parameter (empty values count as absent),
  * parsed into the values the read model takes.
  */
 export const SiteQueryParams = z.object({
-  q: z.string().trim().optional().meta({ description: 'case-insensitive match on title, slug, group, description and tags' }),
+  q: SearchText.optional().meta({ description: 'case-insensitive match on title, slug, group, description and tags (no control characters)' }),
   tag: z.string().trim().optional().meta({ description: 'exact tag' }),
   group: z
     .string()

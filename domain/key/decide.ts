@@ -36,7 +36,10 @@ export function checkNewKey(request: KeyRequest, now: Date): NewKey {
 export type KeyCommand =
   | { readonly type: 'IssueKey'; readonly id: number; readonly key: NewKey; readonly tokenHash: string }
   | { readonly type: 'RevokeKey'; readonly id: number }
-  /** Callers coalesce, so this is decided at most once per key per window. */
+  /**
+   * Decided on the key's state (no use is recorded for a revoked key); its `KeyUsed` goes to
+   * the key's usage stream, not the key's own. Callers coalesce: at most once per key per window.
+   */
   | { readonly type: 'RecordKeyUse'; readonly id: number; readonly at: Date };
 
 export function decideKey(command: KeyCommand, state: KeyState): KeyEvent[] {

@@ -15,5 +15,8 @@ export type KeyEvent =
       };
     }
   | { readonly type: 'KeyRevoked'; readonly data: { readonly id: number } }
-  /** Written at most once per key per coalescing window, never per request. */
+  /**
+   * Written at most once per key per coalescing window, never per request, to the key's usage
+   * stream (`keyUsageStream`); logs from before that stream existed hold it in `key-<id>`.
+   */
   | { readonly type: 'KeyUsed'; readonly data: { readonly id: number; readonly at: string } };

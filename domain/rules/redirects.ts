@@ -4,7 +4,8 @@
  * file server: proxying to a URL, forced rules (`!`) and conditions are refused.
  */
 import { ValidationError } from '../errors.ts';
-import { compilePatterns, parsePattern, type Captures, type PatternIndex } from './patterns.ts';
+import { MAX_HEADER_VALUE_BYTES } from './headers.ts';
+import { compilePatterns, parsePattern, shapeError, type Captures, type PatternIndex } from './patterns.ts';
 
 export const REDIRECT_STATUSES = [301, 302, 303, 307, 308, 200, 404] as const;
 export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
@@ -38,7 +39,9 @@ export function parseRedirects(text: string): RedirectRule[] {
       fail(line, 'conditions (country, language, role, query parameters) are not supported');
     }
     const pattern = parsePattern(from);
-    if (typeof pattern === 'string') fail(line, pattern);
+    if (typeof pattern === 'string') return fail(line, pattern);
+    const shape = shapeError(pattern);
+    if (shape) fail(line, shape);
     let status: RedirectStatus = 301;
     if (statusText !== undefined) {
       if (statusText.endsWith('!')) fail(line, `forced rules (${statusText}) are not supported`);
@@ -46,7 +49,9 @@ export function parseRedirects(text: string): RedirectRule[] {
       if (!(REDIRECT_STATUSES as readonly number[]).includes(n)) fail(line, `status ${JSON.stringify(statusText)} is not one of ${REDIRECT_STATUSES.join(', ')}`);
       status = n as RedirectStatus;
     }
-    // TO becomes a Location header: printable ASCII only (other characters percent-encoded).
+    // TO becomes a Location header: printable ASCII only (other characters percent-encoded),
+    // and no longer than any header a site sets.
+    if (to.length > MAX_HEADER_VALUE_BYTES) fail(line, `the target is ${to.length} bytes, more than ${MAX_HEADER_VALUE_BYTES}`);
     if (!/^[\x21-\x7e]+$/.test(to)) fail(line, `${JSON.stringify(to)} has characters a URL must percent-encode`);
     const external = /^https?:\/\//i.test(to);
     if (!external && !to.startsWith('/')) fail(line, `${JSON.stringify(to)} must be a path starting with / or an http(s) URL`);

@@ -6,9 +6,11 @@ import { Agent as HttpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Client } from 'minio';
+import { AccessKeyRequiredError, Client, InvalidArgumentError, InvalidBucketNameError, InvalidEndpointError, InvalidPortError, SecretKeyRequiredError } from 'minio';
 import { InsufficientStorageError } from '../../domain/errors.ts';
+import { classifyS3Error, codeOf, describeS3Error } from './s3-errors.ts';
 import type { BlobStore, ByteRange, PutResult } from '../../domain/ports.ts';
+import { ConfigError } from '../config.ts';
 import { assertBlobHash, assertRange, rejectUnexpected, removeStaleTemp, spoolToTemp } from './spool.ts';
 
 export type S3BlobStoreConfig = {
@@ -27,10 +29,10 @@ const PREFIX = 'blobs/';
 const KEY_RE = /^blobs\/([0-9a-f]{64})$/;
 const key = (hash: string): string => PREFIX + hash;
 
-const codeOf = (err: unknown): string | undefined => (err as { code?: string } | undefined)?.code;
-const isMissing = (err: unknown): boolean => ['NoSuchKey', 'NotFound', 'NoSuchObject'].includes(codeOf(err) ?? '');
-/** MinIO's codes for a full backend or an exhausted bucket quota: the domain's 507. */
-const OUT_OF_SPACE = ['XMinioStorageFull', 'XMinioAdminBucketQuotaExceeded', 'QuotaExceeded'];
+const isMissing = (err: unknown): boolean => classifyS3Error(err) === 'missing';
+/** Tries of one upload (the first and two more), each from the start of the spooled file. */
+const UPLOAD_TRIES = 3;
+const RETRY_BASE_MS = 200;
 
 /**
  * The production file store: content-addressed objects `blobs/<sha256>` in one bucket
@@ -41,13 +43,18 @@ const OUT_OF_SPACE = ['XMinioStorageFull', 'XMinioAdminBucketQuotaExceeded', 'Qu
  * key is the content's hash, known only at the end), and that hash is exactly the
  * payload SHA-256 that signature v4 wants, so the file is sent as one streamed, signed
  * PUT. Memory stays flat whatever the blob size (single PUT limit: 5 GiB).
+ *
+ * Uploads go through a client whose own retry is off: minio 8 retries a 5xx by sending the
+ * same body again, and a stream it has already consumed sends nothing (the server then waits
+ * for bytes that never come). The adapter retries itself, each time with a new stream from
+ * the spooled file (or the same bytes), after a short backoff.
  */
 export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore> {
   const url = parseEndpoint(cfg.endpoint);
-  if (!cfg.bucket) throw new Error('S3 bucket name is empty');
+  if (!cfg.bucket) throw new ConfigError('S3 bucket name is empty');
   const useSSL = url.protocol === 'https:';
   const agent = useSSL ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-  const client = new Client({
+  const options = {
     endPoint: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port ? Number(url.port) : useSSL ? 443 : 80,
     useSSL,
@@ -56,9 +63,17 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
     ...(cfg.region ? { region: cfg.region } : {}),
     pathStyle: true,
     transportAgent: agent,
-  });
+  };
+  // Requests without a body may keep the library's one retry; uploads may not (see above).
+  const client = new Client(options);
+  const uploads = new Client({ ...options, retryOptions: { disableRetry: true } });
   const bucket = cfg.bucket;
-  await ensureBucket(client, bucket, cfg.region);
+  try {
+    await ensureBucket(client, bucket, cfg.region);
+  } catch (err) {
+    agent.destroy();
+    throw err;
+  }
 
   const ownTmp = !cfg.tmpDir;
   const tmpDir = cfg.tmpDir ?? (await mkdtemp(join(tmpdir(), 'sites-s3-spool-')));
@@ -76,28 +91,44 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
   }
 
   /** One signed PUT, streamed; the signature covers `hash`, so S3 rejects corrupted bytes. */
-  async function upload(hash: string, size: number, body: Readable | Buffer): Promise<void> {
-    try {
-      const res = await client.makeRequestStreamAsync(
-        {
-          method: 'PUT',
-          bucketName: bucket,
-          objectName: key(hash),
-          headers: { 'Content-Length': size, 'Content-Type': 'application/octet-stream' },
-        },
-        body,
-        // Over TLS minio signs UNSIGNED-PAYLOAD and wants an empty sum here.
-        client.enableSHA256 ? hash : '',
-        [200],
-        cfg.region ?? '',
-      );
-      res.resume();
-      await new Promise((resolve, reject) => res.on('end', resolve).on('error', reject));
-    } catch (err) {
-      if (OUT_OF_SPACE.includes(codeOf(err) ?? '')) {
-        throw new InsufficientStorageError(`S3 file store is out of space (${codeOf(err)}): ${(err as Error).message}`);
+  async function putOnce(hash: string, size: number, body: Readable | Buffer): Promise<void> {
+    const res = await uploads.makeRequestStreamAsync(
+      {
+        method: 'PUT',
+        bucketName: bucket,
+        objectName: key(hash),
+        headers: { 'Content-Length': size, 'Content-Type': 'application/octet-stream' },
+      },
+      body,
+      // Over TLS minio signs UNSIGNED-PAYLOAD and wants an empty sum here.
+      uploads.enableSHA256 ? hash : '',
+      [200],
+      cfg.region ?? '',
+    );
+    res.resume();
+    await new Promise((resolve, reject) => res.on('end', resolve).on('error', reject));
+  }
+
+  /**
+   * Uploads `hash`, taking a fresh body from `open` for each try: a transient failure (a 5xx,
+   * a broken connection) is tried again from the start; a full store is the port's 507.
+   */
+  async function upload(hash: string, size: number, open: () => Readable | Buffer): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const body = open();
+      try {
+        await putOnce(hash, size, body);
+        return;
+      } catch (err) {
+        const failure = classifyS3Error(err);
+        if (failure === 'full') throw new InsufficientStorageError(`S3 file store is out of space (${codeOf(err) ?? 'HTTP 507'}): ${(err as Error).message}`);
+        if (failure !== 'transient' || attempt >= UPLOAD_TRIES) {
+          throw new Error(`S3 upload of blob ${hash} failed${attempt > 1 ? ` after ${attempt} tries` : ''}: ${describeS3Error(err)}`, { cause: err });
+        }
+        await sleep(RETRY_BASE_MS * 2 ** (attempt - 1) * (1 + Math.random()));
+      } finally {
+        if (!Buffer.isBuffer(body)) body.destroy();
       }
-      throw err;
     }
   }
 
@@ -110,7 +141,7 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
         : await client.getObject(bucket, key(hash));
     } catch (err) {
       if (isMissing(err)) return undefined;
-      if (codeOf(err) === 'InvalidRange') {
+      if (classifyS3Error(err) === 'range') {
         throw new RangeError(`byte range ${range?.start}-${range?.end} starts past the end of blob ${hash}`);
       }
       throw err;
@@ -124,7 +155,7 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
       await rejectUnexpected(spooled, expected);
       try {
         if (await exists(spooled.hash)) return { hash: spooled.hash, size: spooled.size, created: false };
-        await upload(spooled.hash, spooled.size, createReadStream(spooled.path));
+        await upload(spooled.hash, spooled.size, () => createReadStream(spooled.path));
         return { hash: spooled.hash, size: spooled.size, created: true };
       } finally {
         await unlink(spooled.path).catch(() => undefined);
@@ -135,7 +166,8 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
       const hash = createHash('sha256').update(bytes).digest('hex');
       const size = bytes.byteLength;
       if (await exists(hash)) return { hash, size, created: false };
-      await upload(hash, size, Buffer.from(bytes.buffer, bytes.byteOffset, size));
+      const body = Buffer.from(bytes.buffer, bytes.byteOffset, size);
+      await upload(hash, size, () => body);
       return { hash, size, created: true };
     },
 
@@ -184,18 +216,28 @@ export async function openS3BlobStore(cfg: S3BlobStoreConfig): Promise<BlobStore
   };
 }
 
+/** An error that waiting will not cure: the endpoint answered, and refused these credentials or this bucket name. */
+export function s3Refused(err: unknown): boolean {
+  // The client refused the settings itself (bucket name, endpoint, keys).
+  const settings = [InvalidArgumentError, InvalidBucketNameError, InvalidEndpointError, InvalidPortError, AccessKeyRequiredError, SecretKeyRequiredError];
+  if (settings.some((type) => err instanceof type)) return true;
+  return ['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidBucketName', 'AllAccessDisabled'].includes(codeOf(err) ?? '');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 function parseEndpoint(endpoint: string): URL {
   let url: URL;
   try {
     url = new URL(endpoint);
   } catch {
-    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} is not a URL (expected e.g. http://127.0.0.1:9000)`);
+    throw new ConfigError(`S3 endpoint ${JSON.stringify(endpoint)} is not a URL (expected e.g. http://127.0.0.1:9000)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} must use http or https`);
+    throw new ConfigError(`S3 endpoint ${JSON.stringify(endpoint)} must use http or https`);
   }
   if (url.pathname !== '/' && url.pathname !== '') {
-    throw new Error(`S3 endpoint ${JSON.stringify(endpoint)} must not have a path (the bucket is configured separately)`);
+    throw new ConfigError(`S3 endpoint ${JSON.stringify(endpoint)} must not have a path (the bucket is configured separately)`);
   }
   return url;
 }

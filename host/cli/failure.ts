@@ -38,13 +38,29 @@ export function systemReason(err: unknown): string | undefined {
 /** One line, whatever the message held: a multi-line message must not break the contract. */
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
+let logLines = false;
+
+/**
+ * For `sites serve` with SITES_LOG_FORMAT=json: a failure is written as a JSON log line
+ * (`level`, `time`, `msg`), like every other line the service writes, so a log shipper
+ * never meets a line it cannot parse.
+ */
+export function failuresAsLogLines(): void {
+  logLines = true;
+}
+
+function writeFailure(line: string, stack?: string): void {
+  if (logLines) process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: `sites: ${oneLine(line)}`, ...(stack ? { stack } : {}) })}\n`);
+  else process.stderr.write(`sites: ${oneLine(line)}\n${stack ? `${stack}\n` : ''}`);
+}
+
 /**
  * Prints a failure as one line on stderr and returns the exit status: 2 for bad usage, 1
  * for anything else. An error nobody expected still gets one line; its stack only when
  * SITES_DEBUG=1, since a stack trace tells a newcomer nothing and hides the message.
  */
 export function reportFailure(err: unknown): number {
-  const say = (line: string) => process.stderr.write(`sites: ${oneLine(line)}\n`);
+  const say = (line: string) => writeFailure(line);
   if (err instanceof UsageError) {
     say(err.message);
     return 2;
@@ -57,8 +73,7 @@ export function reportFailure(err: unknown): number {
   } else {
     const message = err instanceof Error ? err.message || err.name : String(err);
     const debug = process.env.SITES_DEBUG === '1';
-    say(`unexpected error: ${message}${debug ? '' : ' (SITES_DEBUG=1 prints the stack)'}`);
-    if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    writeFailure(`unexpected error: ${message}${debug ? '' : ' (SITES_DEBUG=1 prints the stack)'}`, debug && err instanceof Error ? err.stack : undefined);
   }
   return 1;
 }

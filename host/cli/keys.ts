@@ -85,7 +85,7 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
       return 0;
     }
     default:
-      throw new UsageError('usage: sites keys create|list|revoke');
+      throw new UsageError('usage: sites keys create|list|revoke (sites keys --help says more)');
   }
 }
 

@@ -1,7 +1,8 @@
 import { loadConfig, type Config } from '../config.ts';
 import { noArguments, only, parseArgs, UsageError } from './args.ts';
-import { CliError, installLastResort, reportFailure, systemReason } from './failure.ts';
+import { CliError, failuresAsLogLines, installLastResort, reportFailure, systemReason } from './failure.ts';
 import { plural } from './format.ts';
+import { commandHelp, USAGE, wantsHelp } from './help.ts';
 
 // Each command loads what it needs when it runs: `sites publish` (the publishing client) starts
 // in a fraction of the time the service's modules (koa, SQLite, the domain) take to load.
@@ -15,22 +16,19 @@ const jobs = async () => {
   return { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob };
 };
 
-const USAGE = `usage: sites <command>
-  serve                      run the service (what npm start runs)
-  keys create --name NAME [--admin] [--grant GROUP:CAPS]… [--grant-site GROUP/SLUG:CAPS]… [--expires-in 720h | --expires-at DATE] [--json]
-  keys list [--json]
-  keys revoke --id ID
-  publish DIR --site GROUP/SLUG [--title T] [--url URL] [--key KEY]
-  mcp connections [--json] | mcp revoke --id ID
-  replay                     rebuild the read model from the event log
-  project                    run only the projector (for scale-out setups)
-  gc                         delete every stored file no retained revision references`;
-
 /** Runs the CLI; returns the exit status (0 ok, 1 failed operation, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // The long-running commands write a log: with SITES_LOG_FORMAT=json even a failure to start is a JSON line.
+  if ((command === 'serve' || command === 'project') && (process.env.SITES_LOG_FORMAT || '').toLowerCase() === 'json') failuresAsLogLines();
   installLastResort();
   try {
+    // `sites keys --help`, `sites keys create --help`: the command's help, whatever else the line holds.
+    const help = command !== undefined && command !== 'publish' && wantsHelp(rest) ? commandHelp(command) : undefined;
+    if (help) {
+      console.log(help);
+      return 0;
+    }
     const config = () => loadConfig();
     const openShort = async () => (await services()).createService(config(), { project: 'catch-up' });
     switch (command) {
@@ -70,10 +68,16 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case undefined:
-      case 'help':
-      case '--help':
         console.log(USAGE);
-        return command === undefined ? 2 : 0;
+        return 2;
+      case 'help':
+      case '--help': {
+        // `sites help keys` is `sites keys --help`.
+        const topic = rest[0];
+        if (topic === 'publish') return await (await import('./publish.ts')).publishCli(['--help']);
+        console.log((topic !== undefined ? commandHelp(topic) : undefined) ?? USAGE);
+        return 0;
+      }
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)} (sites help lists them)`);
     }
@@ -95,6 +99,7 @@ async function serve(): Promise<number> {
   const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob } = await jobs();
   const { serveBanner } = await import('./banner.ts');
   const service = await createService(config, { project: 'run', port: () => port });
+  logProcessWarnings(service.log, config);
   const server = await startHttp(service).catch(async (err: unknown) => {
     // The projector is already running: without closing it the process would stay up, silent.
     await service.close();
@@ -158,6 +163,7 @@ async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
 async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
   const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob } = await jobs();
   const service = await (await services()).createService(config, { project: 'run' });
+  logProcessWarnings(service.log, config);
   service.log.info('projector running', { stack: service.stack.describe });
   const stopJob = startQuarantineJob(service);
   startOAuthClientExpiryJob(service);
@@ -170,6 +176,13 @@ async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<numbe
   stopDeploys();
   await service.close();
   return 0;
+}
+
+/** Node's own warnings (deprecations and the like) go through the service log, as JSON lines when that is the format. */
+function logProcessWarnings(log: { warn(msg: string, fields?: Record<string, unknown>): void }, config: Config): void {
+  if (config.logFormat !== 'json') return;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => log.warn(warning.message, { warning: warning.name, ...((warning as { code?: string }).code ? { code: (warning as { code?: string }).code } : {}) }));
 }
 
 /** Why the service could not listen, naming the variable that fixes it. */

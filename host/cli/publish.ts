@@ -15,10 +15,12 @@ export async function publishCli(argv: string[]): Promise<number> {
   try {
     return await publishCommand(argv, {
       env: process.env,
+      program: 'sites',
       // SITES_URL and --url are read by the client; without them, the service of this shell's SITES_LISTEN_ADDR.
       defaultUrl: serviceUrl(undefined, { SITES_LISTEN_ADDR: process.env.SITES_LISTEN_ADDR }).href,
       // deploy/SKILL.md quotes the summary line: agents read it.
       out: (line) => console.log(line),
+      note: (line) => process.stderr.write(`sites: ${line}\n`),
       warn: (line) => process.stderr.write(`sites: warning: ${line}\n`),
     });
   } catch (err) {

@@ -27,6 +27,27 @@ const CONFIRM_MS = 2000;
 const CHUNK_EXTRA = 64;
 
 /**
+ * Answers once the server at `url` serves this service: one event of `$all` is read (what
+ * the projector does first, so a user without read access to `$all` is found here), with a
+ * deadline of `timeoutMs`. Rejects with the client's error otherwise (see `esdbRefused`).
+ */
+export async function probeEsdb(url: string, timeoutMs: number): Promise<void> {
+  const client = EventStoreDBClient.connectionString(url);
+  try {
+    for await (const _ of client.readAll({ fromPosition: START, maxCount: 1, deadline: timeoutMs })) break;
+  } finally {
+    await client.dispose().catch(() => undefined);
+  }
+}
+
+/** An error that waiting will not cure: the server answered, and refused these credentials or this user. */
+export function esdbRefused(err: unknown): boolean {
+  const e = err as { type?: unknown; code?: unknown } | null;
+  // gRPC 7 PERMISSION_DENIED, 16 UNAUTHENTICATED.
+  return e?.type === ErrorType.ACCESS_DENIED || e?.code === 7 || e?.code === 16;
+}
+
+/**
  * The production event store on EventStoreDB (`esdb://…` connection string). The client
  * reconnects by itself on the next call after a server restart; the subscription that
  * feeds `waitForEvents` is re-created when it drops.

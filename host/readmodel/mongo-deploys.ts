@@ -25,9 +25,12 @@ export async function deployCollections(db: Db): Promise<{ deploys: Collection<D
     { name: 'deploy_manifest', key: { manifest: 1 } },
   ]);
   await deployBlobs.createIndexes([
-    { name: 'deploy_blob_deploy', key: { d: 1 } },
+    // The digests of one deploy, in the order listDeployBlobs returns them.
+    { name: 'deploy_blob_deploy_hash', key: { d: 1, h: 1 } },
     { name: 'deploy_blob_hash', key: { h: 1 } },
   ]);
+  // An earlier version's index on the deploy alone, which left listDeployBlobs a sort in memory.
+  if ((await deployBlobs.listIndexes().toArray()).some((i) => i.name === 'deploy_blob_deploy')) await deployBlobs.dropIndex('deploy_blob_deploy');
   return { deploys, deployBlobs };
 }
 

@@ -1,7 +1,6 @@
-import type { Filter, IndexDescription, Sort } from 'mongodb';
-import type { ConnectionDoc, DocKind, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
-import type { SiteQuery } from '../../projections/read-model.ts';
-import { normalizedSearch, retainedRevisions, siteIndexFields } from './derive.ts';
+import type { IndexDescription } from 'mongodb';
+import type { ConnectionDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import { retainedRevisions, siteIndexFields } from './derive.ts';
 
 /**
  * One MongoDB document per stream: the projected record plus the fields the queries
@@ -15,14 +14,25 @@ export type StreamDocument = {
   kind: DocKind;
   revision: number;
   /**
-   * The checkpoint version the batch that wrote this document commits as: until the
-   * checkpoint reaches it, the document is written but not yet committed (`streamRevision`).
+   * The position (as `positionKey` orders it) of the last event applied to this document:
+   * the document counts as committed once the checkpoint's key reaches it (`streamRevision`).
+   */
+  at?: string;
+  /**
+   * Documents written before `at` existed: the checkpoint version their batch committed as.
+   * Read only, for a read model projected by an earlier version.
    */
   committedAt?: number;
   doc: StreamRecord['doc'];
   // Sites
   path?: string;
   grp?: string;
+  /**
+   * The `group` filters this site matches (spec §5: the subtree of a group, and the site
+   * whose full path is that group): every ancestor group of its group, its group, and its
+   * own path. One equality on an array, so a group listing is an index scan in sort order.
+   */
+  scope?: string[];
   slug?: string;
   titleLc?: string;
   descLc?: string;
@@ -41,6 +51,8 @@ export type StreamDocument = {
   // Keys
   keyId?: number;
   tokenHash?: string;
+  /** A key's usage stream: the key it records uses of (joined to the key's document when read). */
+  usedKeyId?: number;
   // Connections and OAuth clients
   connectionId?: string;
   createdAt?: string;
@@ -51,7 +63,11 @@ export type StreamDocument = {
 
 /** Which blobs a manifest lists (content-derived; kept by `reset()`). */
 export type ManifestDocument = { _id: string; blobs: string[] };
-export type CheckpointDocument = { _id: string; position: string; version: number };
+/**
+ * The projection checkpoint: `version` is the compare-and-set token of commits, `key` the
+ * position as `positionKey` orders it (absent on a checkpoint written by an earlier version).
+ */
+export type CheckpointDocument = { _id: string; position: string; version: number; key?: string };
 export type LeaseDocument = { _id: string; holder: string; expiresAt: Date };
 
 export function toStreamDocument(record: StreamRecord): StreamDocument {
@@ -66,6 +82,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
         ...base,
         path: doc.path,
         grp: doc.group,
+        scope: scopeOf(doc.group, doc.path),
         slug: doc.slug,
         titleLc: f.titleLc,
         descLc: f.descriptionLc,
@@ -85,6 +102,10 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
       const doc = record.doc as KeyDoc;
       return { ...base, keyId: doc.id, tokenHash: doc.tokenHash };
     }
+    case 'keyuse': {
+      const doc = record.doc as KeyUseDoc;
+      return { ...base, usedKeyId: doc.id };
+    }
     case 'connection': {
       const doc = record.doc as ConnectionDoc;
       return { ...base, connectionId: doc.id, createdAt: doc.createdAt };
@@ -103,60 +124,61 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
   }
 }
 
+/** Every ancestor group of `group`, `group` itself, and the site's own path (see `scope`). */
+export function scopeOf(group: string, path: string): string[] {
+  const labels = group ? group.split('/') : [];
+  return [...labels.map((_, i) => labels.slice(0, i + 1).join('/')), path];
+}
+
 const exists = (field: keyof StreamDocument) => ({ [field]: { $exists: true } });
 
+/** The orders of the site list (spec §5); `path` last, so paging is stable. Shared with the queries. */
+export const SITE_SORTS = {
+  date: { undated: 1, date: -1, updatedAt: -1, path: 1 },
+  title: { titleLc: 1, path: 1 },
+  slug: { slug: 1, path: 1 },
+} as const satisfies Record<string, Record<string, 1 | -1>>;
+
 /**
- * Indexes of the `streams` collection: one per sort of the site list (status and hidden
- * first, as every listing filters on them), the tag and group filters, the trash, the
- * blob-reference lookups and the key/connection/client lookups. Partial indexes, because
- * only documents of one kind carry each field.
+ * The listing's indexes: for each sort, one without a filter (it also holds `revision`, so
+ * the list of matches is read from the index alone), one behind an exact tag and one behind a
+ * group scope. Each starts with equalities (status, hidden: `$in` merges its two runs in
+ * order) and ends with the sort's fields, so every listing is an index scan in the order
+ * asked for, never a sort in memory. The text search filters the fetched documents.
+ */
+function listingIndexes(): IndexDescription[] {
+  const out: IndexDescription[] = [];
+  for (const [sort, fields] of Object.entries(SITE_SORTS)) {
+    out.push({ name: siteListIndex('live', sort), key: { status: 1, hidden: 1, ...fields, revision: 1 } });
+    out.push({ name: siteListIndex('tag', sort), key: { tags: 1, status: 1, hidden: 1, ...fields } });
+    out.push({ name: siteListIndex('scope', sort), key: { scope: 1, status: 1, hidden: 1, ...fields } });
+  }
+  return out;
+}
+
+export const siteListIndex = (filter: 'live' | 'tag' | 'scope', sort: string): string => `sites_${filter}_by_${sort}`;
+
+/**
+ * Indexes of the `streams` collection: the listing's, the trash, the blob-reference
+ * lookups and the key/connection/client lookups. Partial where only documents of one kind
+ * carry the field. Every query of the adapter (mongo-queries.ts) names the index it uses.
  */
 export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'site_path', key: { path: 1 }, unique: true, partialFilterExpression: exists('path') },
-  { name: 'site_by_date', key: { status: 1, hidden: 1, undated: 1, date: -1, updatedAt: -1, path: 1 } },
-  { name: 'site_by_title', key: { status: 1, hidden: 1, titleLc: 1, path: 1 } },
-  { name: 'site_by_slug', key: { status: 1, hidden: 1, slug: 1, path: 1 } },
-  { name: 'site_tags', key: { tags: 1 } },
-  { name: 'site_group', key: { grp: 1 } },
-  { name: 'site_deleted', key: { status: 1, deletedAt: -1 } },
+  ...listingIndexes(),
+  { name: 'sites_deleted', key: { status: 1, deletedAt: -1, path: 1 } },
   { name: 'retained_manifests', key: { manifests: 1 } },
   { name: 'retained_favicons', key: { favicons: 1 } },
   { name: 'key_id', key: { keyId: 1 }, unique: true, partialFilterExpression: exists('keyId') },
   { name: 'key_token', key: { tokenHash: 1 }, unique: true, partialFilterExpression: exists('tokenHash') },
+  // Not partial: the join from a key to its usage stream ($lookup) may only use an index that
+  // holds every document (the slot-based engine joins through such an index, else scans).
+  { name: 'key_use', key: { usedKeyId: 1 } },
   { name: 'connection_id', key: { connectionId: 1 }, unique: true, partialFilterExpression: exists('connectionId') },
+  { name: 'connections_by_created', key: { createdAt: 1, connectionId: 1 }, partialFilterExpression: exists('connectionId') },
   { name: 'client_id', key: { clientId: 1 }, unique: true, partialFilterExpression: exists('clientId') },
   { name: 'client_unused_expiry', key: { unusedExpiresAt: 1, clientId: 1 }, partialFilterExpression: exists('unusedExpiresAt') },
 ];
 
-/** `listExpiredUnusedOAuthClients` as a MongoDB filter and sort (the same selection and order as the SQLite adapter). */
-export function expiredUnusedClientsQuery(by: string): { filter: Filter<StreamDocument>; sort: Sort } {
-  return { filter: { unusedExpiresAt: { $exists: true, $lte: by } }, sort: { unusedExpiresAt: 1, clientId: 1 } };
-}
-
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * `listSites` as a MongoDB filter and sort: the same semantics as the SQLite adapter
- * (substring search on lower-cased fields, exact tag, group subtree as an index range).
- */
-export function siteListQuery(query: SiteQuery): { filter: Filter<StreamDocument>; sort: Sort } {
-  // `hidden` is always constrained (an $in when hidden sites are included) so the sort indexes apply.
-  const and: Filter<StreamDocument>[] = [{ status: 'live' }, { hidden: query.includeHidden ? { $in: [false, true] } : false }];
-  if (query.tag !== undefined) and.push({ tags: query.tag });
-  if (query.group) {
-    // Groups beneath G sort in ['G/', 'G0'): '0' follows '/'.
-    and.push({ $or: [{ grp: query.group }, { grp: { $gte: `${query.group}/`, $lt: `${query.group}0` } }, { path: query.group }] });
-  }
-  const q = normalizedSearch(query.q);
-  if (q !== undefined) {
-    const re = new RegExp(escapeRegex(q));
-    and.push({ $or: [{ titleLc: re }, { slug: re }, { grp: re }, { descLc: re }, { tagsLc: re }] });
-  }
-  const sort: Sort =
-    query.sort === 'date'
-      ? { undated: 1, date: -1, updatedAt: -1, path: 1 }
-      : query.sort === 'title'
-        ? { titleLc: 1, path: 1 }
-        : { slug: 1, path: 1 };
-  return { filter: { $and: and }, sort };
-}
+/** Indexes earlier versions made that nothing queries any more: dropped at start-up (each costs every write). */
+export const OBSOLETE_STREAM_INDEXES = ['site_by_date', 'site_by_title', 'site_by_slug', 'site_tags', 'site_group', 'site_deleted'];

@@ -1,26 +1,46 @@
-import { MongoBulkWriteError, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { Recorded } from '../../domain/events.ts';
-import { batchFold, type StreamChange } from '../../projections/batch.ts';
-import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import { batchFold } from '../../projections/batch.ts';
+import { withKeyUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
+import { kindOfStream } from '../../projections/project.ts';
 import type { ProjectionBatch, ReadModel } from '../../projections/read-model.ts';
+import { deployCollections, mongoDeploys, type DeployBlobDocument, type DeployDocument } from './mongo-deploys.ts';
 import {
+  OBSOLETE_STREAM_INDEXES,
   STREAM_INDEXES,
-  siteListQuery,
-  toStreamDocument,
-  expiredUnusedClientsQuery,
   type CheckpointDocument,
   type LeaseDocument,
   type ManifestDocument,
   type StreamDocument,
 } from './mongo-documents.ts';
-import { deployCollections, mongoDeploys, type DeployBlobDocument, type DeployDocument } from './mongo-deploys.ts';
+import {
+  clientByIdQuery,
+  connectionByIdQuery,
+  connectionsQuery,
+  expiredUnusedClientsQuery,
+  keyByIdQuery,
+  keyByTokenQuery,
+  keysQuery,
+  keysWithUsePipeline,
+  quarantinedQuery,
+  siteByPathQuery,
+  type FindSpec,
+} from './mongo-queries.ts';
+import { siteLister } from './mongo-listing.ts';
+import { CHECKPOINT_ID, writeChanges } from './mongo-write.ts';
 
-const CHECKPOINT_ID = 'projection';
 /** Candidates per `$in` query: keeps each command far below MongoDB's 16 MB limit. */
 const CHUNK = 5_000;
 const DUPLICATE_KEY = 11000;
-/** Upserts per bulk write: one round trip each, far below the 48 MB message and 100,000 operation limits. */
-const WRITE_CHUNK = 2_000;
+
+export type MongoReadModelOptions = {
+  /**
+   * The event store's positions as strings in log order (`sqlitePositionKey`,
+   * `esdbPositionKey`): documents are stamped with the position of the last event applied
+   * to them, and count as committed once the checkpoint's position reaches theirs.
+   */
+  readonly positionKey: (position: string) => string;
+};
 
 /**
  * The MongoDB read model. Every projection write is a revision-guarded replacement of one
@@ -29,19 +49,45 @@ const WRITE_CHUNK = 2_000;
  * use the server's clock (`$$NOW`), so instances with skewed clocks still agree.
  * The database is the one named in the URL's path (`sites` when none is given).
  */
-export async function openMongoReadModel(url: string): Promise<ReadModel> {
+export async function openMongoReadModel(url: string, options: MongoReadModelOptions): Promise<ReadModel> {
   const client = new MongoClient(url, { ignoreUndefined: true, writeConcern: { w: 'majority' }, appName: 'sites-readmodel' });
   await client.connect();
   try {
     const db = client.db(databaseName(url));
-    await db.collection<StreamDocument>('streams').createIndexes(STREAM_INDEXES);
+    const streams = db.collection<StreamDocument>('streams');
+    await streams.createIndexes(STREAM_INDEXES);
+    await dropIndexes(streams, OBSOLETE_STREAM_INDEXES);
     await db.collection<ManifestDocument>('manifest_blobs').createIndex({ blobs: 1 }, { name: 'manifest_blobs' });
     const { deploys, deployBlobs } = await deployCollections(db);
-    return mongoReadModel(client, db, deploys, deployBlobs);
+    return mongoReadModel(client, db, deploys, deployBlobs, options);
   } catch (err) {
     await client.close();
     throw err;
   }
+}
+
+/**
+ * Answers once the deployment at `url` has a primary this service can write through: a
+ * `ping` on the database, selected like a write, within `timeoutMs` (a replica set not yet
+ * initiated, or electing, has none). Rejects with the driver's error otherwise.
+ */
+export async function probeMongo(url: string, timeoutMs: number): Promise<void> {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs, appName: 'sites-readmodel-probe' });
+  try {
+    await client.connect();
+    await client.db(databaseName(url)).command({ ping: 1 }, { readPreference: 'primary' });
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** An error that waiting will not cure: a malformed URL, or credentials the server refused. */
+export function mongoRefused(err: unknown): boolean {
+  const name = (err as Error | null)?.name ?? '';
+  if (name === 'MongoParseError' || name === 'MongoInvalidArgumentError' || name === 'MongoMissingCredentialsError') return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  // 18 AuthenticationFailed, 13 Unauthorized.
+  return err instanceof MongoServerError && (code === 18 || code === 13);
 }
 
 /** The database named in a MongoDB URL (`mongodb://h:27017/sites?…` → `sites`). */
@@ -51,22 +97,44 @@ export function databaseName(url: string): string {
   return name || 'sites';
 }
 
-function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployDocument>, deployBlobs: Collection<DeployBlobDocument>): ReadModel {
+async function dropIndexes(collection: Collection<StreamDocument>, names: readonly string[]): Promise<void> {
+  const present = new Set((await collection.listIndexes().toArray()).map((i) => String(i.name)));
+  for (const name of names) if (present.has(name)) await collection.dropIndex(name);
+}
+
+function mongoReadModel(
+  client: MongoClient,
+  db: Db,
+  deploys: Collection<DeployDocument>,
+  deployBlobs: Collection<DeployBlobDocument>,
+  options: MongoReadModelOptions,
+): ReadModel {
   const streams = db.collection<StreamDocument>('streams');
   const manifests = db.collection<ManifestDocument>('manifest_blobs');
   const checkpoints = db.collection<CheckpointDocument>('checkpoints');
   const leases = db.collection<LeaseDocument>('leases');
+  const lister = siteLister(streams);
 
-  const docOf = async <T>(filter: Parameters<typeof streams.findOne>[0]): Promise<T | undefined> => {
-    const found = await streams.findOne(filter, { projection: { doc: 1 } });
+  const docOf = async <T>(spec: FindSpec): Promise<T | undefined> => {
+    const found = await streams.findOne(spec.filter, { projection: { doc: 1 }, hint: spec.hint });
     return (found?.doc as T | null | undefined) ?? undefined;
   };
-  const docsOf = async <T>(cursor: ReturnType<typeof streams.find>): Promise<T[]> =>
-    (await cursor.project<{ doc: T }>({ _id: 0, doc: 1 }).toArray()).map((d) => d.doc);
+  const docsOf = async <T>(spec: FindSpec, limit?: number): Promise<T[]> => {
+    const cursor = streams.find(spec.filter, { projection: { _id: 0, doc: 1 }, hint: spec.hint, ...(spec.sort ? { sort: spec.sort } : {}) });
+    if (limit !== undefined) cursor.limit(limit);
+    return (await cursor.toArray()).map((d) => d.doc as T);
+  };
+  /** Key documents with the last use of their usage stream, in one round trip. */
+  const keysOf = async (spec: FindSpec): Promise<KeyDoc[]> => {
+    const rows = await streams.aggregate<{ doc: KeyDoc; used?: string | null }>(keysWithUsePipeline(spec, streams.collectionName), { hint: spec.hint }).toArray();
+    return rows.map((r) => withKeyUse(r.doc, r.used));
+  };
 
   const beginBatch = async (): Promise<ProjectionBatch> => {
     const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
     const fold = batchFold();
+    // Each stream's newest event seen by the batch: what its document is stamped with.
+    const newest = new Map<string, { revision: number; position: string }>();
     return {
       from: before?.position,
       get streams() {
@@ -74,19 +142,30 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
       },
       async add(events) {
         fold.add(events, await loadStreams(streams, fold.missing(events)));
+        for (const e of events) {
+          if (!kindOfStream(e.stream)) continue;
+          const seen = newest.get(e.stream);
+          if (!seen || e.revision > seen.revision) newest.set(e.stream, { revision: e.revision, position: e.position });
+        }
       },
       async commit(checkpoint) {
+        const stamp = (stream: string): string => {
+          // A changed record's revision is that of the batch's newest event of its stream.
+          const seen = newest.get(stream);
+          if (!seen) throw new Error(`projection batch changed ${stream} without an event of it`);
+          return options.positionKey(seen.position);
+        };
         // Documents first, then the checkpoint: a crash in between leaves documents ahead
         // of the checkpoint, which the revision guards make harmless when the events come again.
-        await writeChanges(streams, fold.changes(), (before?.version ?? 0) + 1);
-        await compareAndSetCheckpoint(checkpoints, before, checkpoint);
+        await writeChanges(streams, fold.changes(), stamp);
+        await compareAndSetCheckpoint(checkpoints, before, checkpoint, options.positionKey(checkpoint));
       },
     };
   };
 
   return {
     async checkpoint() {
-      return (await checkpoints.findOne({ _id: CHECKPOINT_ID }))?.position;
+      return (await checkpoints.findOne({ _id: CHECKPOINT_ID }, { projection: { position: 1 } }))?.position;
     },
 
     async apply(events: readonly Recorded[], checkpoint: string) {
@@ -98,40 +177,32 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
     beginBatch,
 
     async streamRevision(stream) {
-      // Documents are written before the checkpoint moves; one whose batch has not committed
-      // yet does not count, so a command answers only once the checkpoint covers its events,
-      // and caches keyed by the checkpoint (the listing, the site server) cannot miss them.
+      // A document counts only once the checkpoint covers the event it was written from:
+      // documents are written before the checkpoint moves, and a batch refused at its
+      // checkpoint (another projector moved it) may have written some already. So a command
+      // answers only once the checkpoint covers its events, and caches keyed by the
+      // checkpoint (the listing, the site server) cannot miss them.
       const [found, at] = await Promise.all([
-        streams.findOne({ _id: stream }, { projection: { revision: 1, committedAt: 1 } }),
-        checkpoints.findOne({ _id: CHECKPOINT_ID }, { projection: { version: 1 } }),
+        streams.findOne({ _id: stream }, { projection: { revision: 1, at: 1, committedAt: 1 } }),
+        checkpoints.findOne({ _id: CHECKPOINT_ID }, { projection: { version: 1, key: 1 } }),
       ]);
       if (!found) return -1;
+      if (found.at !== undefined) return at?.key !== undefined && found.at <= at.key ? found.revision : -1;
+      // Written by an earlier version, which stamped the checkpoint version its batch meant to commit as.
       return found.committedAt !== undefined && found.committedAt > (at?.version ?? 0) ? -1 : found.revision;
     },
 
-    getSite: (path) => docOf<SiteDoc>({ path }),
+    getSite: (path) => docOf<SiteDoc>(siteByPathQuery(path)),
+    listSites: (query) => lister.list(query),
+    listQuarantined: () => docsOf<SiteDoc>(quarantinedQuery()),
 
-    async listSites(query) {
-      const { filter, sort } = siteListQuery(query);
-      // Filter and sort run in MongoDB; the port also wants every match (for the tree),
-      // so the page is cut from that one sorted result rather than asked for twice.
-      const all = await docsOf<SiteDoc>(streams.find(filter).sort(sort));
-      return { page: all.slice(query.offset, query.offset + query.limit), count: all.length, all };
-    },
-
-    listQuarantined: () => docsOf<SiteDoc>(streams.find({ status: 'quarantined' }).sort({ deletedAt: -1, path: 1 })),
-
-    getKey: (id) => docOf<KeyDoc>({ keyId: id }),
-    getKeyByTokenHash: (tokenHash) => docOf<KeyDoc>({ tokenHash }),
-    listKeys: () => docsOf<KeyDoc>(streams.find({ keyId: { $exists: true } }).sort({ keyId: 1 })),
-    getConnection: (id) => docOf<ConnectionDoc>({ connectionId: id }),
-    listConnections: () =>
-      docsOf<ConnectionDoc>(streams.find({ connectionId: { $exists: true } }).sort({ createdAt: 1, connectionId: 1 })),
-    getOAuthClient: (clientId) => docOf<OAuthClientDoc>({ clientId }),
-    listExpiredUnusedOAuthClients: (by, limit) => {
-      const { filter, sort } = expiredUnusedClientsQuery(by);
-      return docsOf<OAuthClientDoc>(streams.find(filter).sort(sort).limit(limit));
-    },
+    getKey: async (id) => (await keysOf(keyByIdQuery(id)))[0],
+    getKeyByTokenHash: async (tokenHash) => (await keysOf(keyByTokenQuery(tokenHash)))[0],
+    listKeys: () => keysOf(keysQuery()),
+    getConnection: (id) => docOf<ConnectionDoc>(connectionByIdQuery(id)),
+    listConnections: () => docsOf<ConnectionDoc>(connectionsQuery()),
+    getOAuthClient: (clientId) => docOf<OAuthClientDoc>(clientByIdQuery(clientId)),
+    listExpiredUnusedOAuthClients: (by, limit) => docsOf<OAuthClientDoc>(expiredUnusedClientsQuery(by), limit),
 
     async indexManifest(manifest, blobs) {
       // A manifest's content never changes, so the first complete insert is the answer for
@@ -196,6 +267,7 @@ function mongoReadModel(client: MongoClient, db: Db, deploys: Collection<DeployD
     async reset() {
       await streams.deleteMany({});
       await checkpoints.deleteMany({});
+      lister.forget();
     },
 
     async close() {
@@ -217,52 +289,21 @@ async function loadStreams(streams: Collection<StreamDocument>, ids: readonly st
 }
 
 /**
- * Stores a batch's changes as unordered bulk writes of guarded upserts, one per changed
- * stream: MongoDB's counterpart of the SQLite transaction. A replacement applies only over
- * an older revision (or inserts a missing document), so a write repeated after a crash, or
- * raced by another projector, never moves a document backwards; unordered, the server
- * applies the writes of one command in any order and in parallel.
- */
-async function writeChanges(streams: Collection<StreamDocument>, changes: readonly StreamChange[], committedAt: number): Promise<void> {
-  for (let i = 0; i < changes.length; i += WRITE_CHUNK) {
-    const writes: AnyBulkWriteOperation<StreamDocument>[] = changes.slice(i, i + WRITE_CHUNK).map(({ after }) => ({
-      replaceOne: {
-        filter: { _id: after.stream, revision: { $lt: after.revision } },
-        replacement: { ...toStreamDocument(after), committedAt },
-        upsert: true,
-      },
-    }));
-    await guardedBulkWrite(streams, writes);
-  }
-}
-
-/** Runs guarded upserts; a duplicate `_id` means the stored document is already newer, which is success. */
-async function guardedBulkWrite(streams: Collection<StreamDocument>, writes: AnyBulkWriteOperation<StreamDocument>[]): Promise<void> {
-  try {
-    await streams.bulkWrite(writes, { ordered: false });
-  } catch (err) {
-    if (!(err instanceof MongoBulkWriteError)) throw err;
-    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-    const real = errors.filter((e) => !(e.code === DUPLICATE_KEY && /index: _id_ /.test(e.errmsg ?? '')));
-    if (real.length > 0 || err.writeConcernError || errors.length === 0) throw err;
-  }
-}
-
-/**
  * Moves the checkpoint only if nobody else did since this batch started (the version
- * counter is the compare-and-set token; positions are opaque and cannot be ordered here).
+ * counter is the compare-and-set token; `key` orders it against the documents' stamps).
  */
 async function compareAndSetCheckpoint(
   checkpoints: Collection<CheckpointDocument>,
   before: CheckpointDocument | null,
   position: string,
+  key: string,
 ): Promise<void> {
   if (before) {
-    const moved = await checkpoints.updateOne({ _id: CHECKPOINT_ID, version: before.version }, { $set: { position }, $inc: { version: 1 } });
+    const moved = await checkpoints.updateOne({ _id: CHECKPOINT_ID, version: before.version }, { $set: { position, key }, $inc: { version: 1 } });
     if (moved.matchedCount === 1) return;
   } else {
     try {
-      await checkpoints.insertOne({ _id: CHECKPOINT_ID, position, version: 1 });
+      await checkpoints.insertOne({ _id: CHECKPOINT_ID, position, key, version: 1 });
       return;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;

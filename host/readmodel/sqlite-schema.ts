@@ -49,6 +49,13 @@ CREATE TABLE IF NOT EXISTS keys (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS keys_by_token ON keys (token_hash);
 
+-- A key's last use, from its usage stream (keyuse-<id>); merged into the key's document when read.
+CREATE TABLE IF NOT EXISTS key_usage (
+  stream       TEXT PRIMARY KEY,
+  key_id       INTEGER NOT NULL UNIQUE,
+  last_used_at TEXT NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS connections (
   stream     TEXT PRIMARY KEY,
   id         TEXT NOT NULL UNIQUE,
@@ -128,6 +135,8 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  *    revisions_by_favicon partial (without the NULLs).
  * 4: site documents say who made their last change (updatedBy), key documents who revoked
  *    them and when (revokedAt, revokedBy): the rebuild fills them in from the log.
+ *    (key_usage, a key's last use from its usage stream, came with the same version; it alone
+ *    would have needed no bump: only usage streams feed it, and no earlier log has one.)
  */
 export const SCHEMA_VERSION = 4;
 
@@ -141,4 +150,4 @@ export const SITE_INDEXES: readonly { readonly name: string; readonly sql: strin
 ].map((m) => ({ name: m[1]!, sql: m[0] }));
 
 /** Tables that `reset()` empties: everything projected, and the checkpoint. */
-export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;
+export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'key_usage', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;

@@ -3,6 +3,7 @@ import type { StreamRecord } from '../../projections/documents.ts';
 
 export type Row = { stream: string; kind: StreamRecord['kind']; revision: number; doc: string | null };
 export type DocRow = { stream: string; revision: number; doc: string };
+export type KeyRow = { doc: string; used: string | null };
 
 /** Every statement of the SQLite read model, prepared once per connection. */
 export function prepareStatements(db: Database.Database) {
@@ -13,6 +14,7 @@ export function prepareStatements(db: Database.Database) {
               CASE st.kind
                 WHEN 'site' THEN (SELECT doc FROM sites WHERE stream = st.stream)
                 WHEN 'key' THEN (SELECT doc FROM keys WHERE stream = st.stream)
+                WHEN 'keyuse' THEN (SELECT json_object('id', key_id, 'lastUsedAt', last_used_at) FROM key_usage WHERE stream = st.stream)
                 WHEN 'connection' THEN (SELECT doc FROM connections WHERE stream = st.stream)
                 WHEN 'oauthclient' THEN (SELECT doc FROM oauth_clients WHERE stream = st.stream)
               END AS doc
@@ -44,9 +46,14 @@ export function prepareStatements(db: Database.Database) {
 
     delKey: db.prepare(`DELETE FROM keys WHERE stream = ?`),
     putKey: db.prepare(`INSERT INTO keys (stream, id, token_hash, doc) VALUES (?, ?, ?, ?)`),
-    getKey: db.prepare<[number], { doc: string }>(`SELECT doc FROM keys WHERE id = ?`),
-    getKeyByToken: db.prepare<[string], { doc: string }>(`SELECT doc FROM keys WHERE token_hash = ?`),
-    listKeys: db.prepare<[], { doc: string }>(`SELECT doc FROM keys ORDER BY id ASC`),
+    // Each key with the last use its usage stream recorded (merged by withKeyUse).
+    getKey: db.prepare<[number], KeyRow>(`SELECT k.doc, u.last_used_at AS used FROM keys k LEFT JOIN key_usage u ON u.key_id = k.id WHERE k.id = ?`),
+    getKeyByToken: db.prepare<[string], KeyRow>(
+      `SELECT k.doc, u.last_used_at AS used FROM keys k LEFT JOIN key_usage u ON u.key_id = k.id WHERE k.token_hash = ?`,
+    ),
+    listKeys: db.prepare<[], KeyRow>(`SELECT k.doc, u.last_used_at AS used FROM keys k LEFT JOIN key_usage u ON u.key_id = k.id ORDER BY k.id ASC`),
+    delKeyUse: db.prepare(`DELETE FROM key_usage WHERE stream = ?`),
+    putKeyUse: db.prepare(`INSERT INTO key_usage (stream, key_id, last_used_at) VALUES (?, ?, ?)`),
 
     delConnection: db.prepare(`DELETE FROM connections WHERE stream = ?`),
     putConnection: db.prepare(`INSERT INTO connections (stream, id, created_at, doc) VALUES (?, ?, ?, ?)`),

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import type { ConnectionDoc, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import type { StreamChange } from '../../projections/batch.ts';
 import { retainedRevisions, siteIndexFields, type RetainedRevision, type SiteIndexFields } from './derive.ts';
 import type { Statements } from './sqlite-statements.ts';
@@ -75,6 +75,11 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         s.putKey.run(stream, doc.id, doc.tokenHash, json);
         return;
       }
+      case 'keyuse': {
+        const doc = record.doc as KeyUseDoc;
+        s.putKeyUse.run(stream, doc.id, doc.lastUsedAt);
+        return;
+      }
       case 'connection': {
         const doc = record.doc as ConnectionDoc;
         s.putConnection.run(stream, doc.id, doc.createdAt, json);
@@ -104,6 +109,9 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         return;
       case 'key':
         s.delKey.run(stream);
+        return;
+      case 'keyuse':
+        s.delKeyUse.run(stream);
         return;
       case 'connection':
         s.delConnection.run(stream);

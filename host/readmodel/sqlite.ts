@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
 import type { Recorded } from '../../domain/events.ts';
 import { batchFold, type StreamChange } from '../../projections/batch.ts';
-import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import { withKeyUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
 import type { ReadModel, SiteListResult, SiteQuery } from '../../projections/read-model.ts';
 import { sqliteDeploys } from './sqlite-deploys.ts';
 import { PROJECTED_TABLES, SCHEMA, SCHEMA_VERSION, SITE_INDEXES } from './sqlite-schema.ts';
 import { siteListSql } from './sqlite-queries.ts';
-import { prepareStatements, type DocRow } from './sqlite-statements.ts';
+import { prepareStatements, type DocRow, type KeyRow } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-write.ts';
 
 /** Changes from which a batch into empty site tables builds their indexes afterwards (see SITE_INDEXES). */
@@ -90,6 +90,7 @@ export function openSqliteReadModel(file: string): ReadModel {
   });
 
   const parse = <T>(row: { doc: string } | undefined): T | undefined => (row ? (JSON.parse(row.doc) as T) : undefined);
+  const key = (row: KeyRow): KeyDoc => withKeyUse(JSON.parse(row.doc) as KeyDoc, row.used);
 
   return {
     async checkpoint() {
@@ -131,13 +132,15 @@ export function openSqliteReadModel(file: string): ReadModel {
       return s.quarantined.all().map(siteDoc);
     },
     async getKey(id) {
-      return parse<KeyDoc>(s.getKey.get(id));
+      const row = s.getKey.get(id);
+      return row && key(row);
     },
     async getKeyByTokenHash(tokenHash) {
-      return parse<KeyDoc>(s.getKeyByToken.get(tokenHash));
+      const row = s.getKeyByToken.get(tokenHash);
+      return row && key(row);
     },
     async listKeys() {
-      return s.listKeys.all().map((r) => JSON.parse(r.doc) as KeyDoc);
+      return s.listKeys.all().map(key);
     },
     async getConnection(id) {
       return parse<ConnectionDoc>(s.getConnection.get(id));

@@ -3,6 +3,7 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ApiContext } from '../../api/context.ts';
 import { checkAccessToken } from '../../domain/connection/access.ts';
 import { credentialConnection } from '../../domain/connection/credentials.ts';
+import { peerAddress } from '../../api/peer-address.ts';
 import { urls } from './http.ts';
 import type { ConnectionAuth } from './tools/identity.ts';
 
@@ -39,7 +40,7 @@ export async function authenticate(api: ApiContext, ctx: Context): Promise<AuthI
   const checked = checkAccessToken(doc, token, u.resource, now);
   if (!checked.ok) return refuse('invalid_token', checked.reason);
   api.connectionUsed(checked.connection.id);
-  const extra: ConnectionAuth = { connection: checked.connection };
+  const extra: ConnectionAuth = { connection: checked.connection, client: peerAddress(api, ctx) };
   return {
     token,
     clientId: checked.connection.clientId,

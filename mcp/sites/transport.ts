@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { createMcpHandler, originValidationResponse, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { ApiContext } from '../../api/context.ts';
 import { createSitesServer } from './server.ts';
-import { identityOf } from './tools/identity.ts';
+import { clientOf, identityOf } from './tools/identity.ts';
 
 /**
  * The Streamable HTTP endpoint. Stateless: one server per request, bound to the request's
@@ -11,12 +11,11 @@ import { identityOf } from './tools/identity.ts';
  */
 export function createTransport(api: ApiContext): McpHttpHandler {
   const maxRequestBodySize = Math.ceil((api.config.maxUploadBytes * 4) / 3) + 1024 * 1024;
-  return createMcpHandler((ctx) => createSitesServer(api, identityOf(ctx.authInfo)), {
+  return createMcpHandler((ctx) => createSitesServer(api, identityOf(ctx.authInfo), clientOf(ctx.authInfo)), {
     legacy: 'stateless',
     maxRequestBodySize,
-    onerror: (err) => {
-      if (process.env.SITES_LOG_LEVEL === 'debug') process.stderr.write(`mcp: ${err.message}\n`);
-    },
+    // Protocol errors are the client's (a bad message, an unknown session): worth a line when debugging only.
+    onerror: (err) => api.hooks.log.debug('mcp: request failed', { error: err.message }),
   });
 }
 

@@ -136,6 +136,80 @@ export function readModelBatchContract(name: string, factory: ReadModelFactory):
       expect(await everything(model, appends)).toEqual(await everything(straight, appends));
     }, 60_000);
 
+    /** Each stream's last revision among the events up to and including position `at`. */
+    const coveredRevisions = (at: string | undefined): Map<string, number> => {
+      const covered = new Map<string, number>();
+      for (const e of events) {
+        if (at === undefined || e.position > at) break; // positions of the suite's log sort as strings
+        covered.set(e.stream, e.revision);
+      }
+      return covered;
+    };
+    const streamsOf = [...new Set(events.map((e) => e.stream))];
+
+    /**
+     * What a command waits on never runs ahead of the checkpoint: each stream answers the
+     * revision the checkpoint covers, or -1 ("not yet") while its document is ahead of it
+     * (written by a batch that has not, or never will, commit).
+     */
+    async function expectNothingAhead(handles: readonly ReadModel[]): Promise<void> {
+      for (const h of handles) {
+        const covered = coveredRevisions(await h.checkpoint());
+        const wrong: string[] = [];
+        for (const stream of streamsOf) {
+          const reported = await h.streamRevision(stream);
+          const expected = covered.get(stream) ?? -1;
+          if (reported !== expected && reported !== -1) wrong.push(`${stream}: ${reported} (checkpoint covers ${expected})`);
+        }
+        expect(wrong).toEqual([]);
+      }
+    }
+
+    it('two projectors inserting the same missing documents: one commits, nothing counts ahead of its checkpoint, and projecting on ends as a clean run', async () => {
+      const straight = (await open()).model;
+      await straight.apply(events, last(events));
+      const reference = await everything(straight, appends);
+      // A few rounds: which commit wins, and how the two writers' inserts interleave, is up to the store.
+      for (let round = 0; round < 3; round++) {
+        const { model, another } = await open();
+        const other = await another();
+        // Both begin at the same (empty) checkpoint, as after a lease changed hands mid-batch;
+        // the second reads further, so where both write a stream, its revision is the higher.
+        const shorter = await model.beginBatch();
+        const longer = await other.beginBatch();
+        const cut = 1_200 + round * 400;
+        const further = cut + 1_500;
+        await shorter.add(events.slice(0, cut));
+        await longer.add(events.slice(0, further));
+        const outcome = await Promise.allSettled([shorter.commit(events[cut - 1]!.position), longer.commit(events[further - 1]!.position)]);
+        expect(outcome.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+        const at = await model.checkpoint();
+        expect([events[cut - 1]!.position, events[further - 1]!.position]).toContain(at);
+        await expectNothingAhead([model, other]);
+
+        await inBatches(other, events.slice(events.findIndex((e) => e.position === at) + 1), events.length, 700);
+        expect(await everything(model, appends)).toEqual(reference);
+      }
+    }, 120_000);
+
+    it("never counts a refused batch's documents before the checkpoint covers them", async () => {
+      const { model, another } = await open();
+      const other = await another();
+      await model.apply(events.slice(0, 400), events[399]!.position);
+      const stale = await model.beginBatch();
+      await other.apply(events.slice(400, 800), events[799]!.position); // the lease changed hands
+      await stale.add(events.slice(400, 2_000)); // reads further than the batch that committed
+      await expect(stale.commit(events[1_999]!.position)).rejects.toThrow(/checkpoint/);
+      expect(await model.checkpoint()).toBe(events[799]!.position);
+      await expectNothingAhead([model, other]);
+
+      // The next batch covers what the refused one wrote ahead: every stream answers in full.
+      await inBatches(other, events.slice(800), events.length, 500);
+      const straight = (await open()).model;
+      await straight.apply(events, last(events));
+      expect(await everything(model, appends)).toEqual(await everything(straight, appends));
+    }, 60_000);
+
     it('counts the streams a batch holds, not its events', async () => {
       const { model } = await open();
       const b = await model.beginBatch();

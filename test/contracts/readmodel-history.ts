@@ -108,7 +108,8 @@ export function history(sites: number, rounds: number, seed = 1): Append[] {
       const stream = `key-${k}`;
       if (round === 0) out.push({ stream, events: [keyIssued(k, `token-${k}`, { admin: k === 0 })] });
       else if (round === rounds - 1 && k === 3) out.push({ stream, events: [keyRevoked(k)] });
-      else out.push({ stream, events: [keyUsed(k, `2026-03-0${1 + (round % 9)}T00:00:00.000Z`)] });
+      // Uses on the key's own stream in even rounds, as logs did before usage streams; on its usage stream in odd ones.
+      else out.push({ stream: round % 2 ? `keyuse-${k}` : stream, events: [keyUsed(k, `2026-03-0${1 + (round % 9)}T00:00:00.000Z`)] });
     }
     for (let c = 0; c < 3; c++) {
       const id = `x${c}`;

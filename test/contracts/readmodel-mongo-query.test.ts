@@ -9,12 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseName } from '../../host/readmodel/mongo.ts';
-import { siteListQuery, toStreamDocument, expiredUnusedClientsQuery, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
+import { toStreamDocument, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
+import { expiredUnusedClientsQuery, siteListQuery } from '../../host/readmodel/mongo-queries.ts';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import type { OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import { projectBatch } from '../../projections/project.ts';
 import type { SiteQuery } from '../../projections/read-model.ts';
 import { clientWorld, world } from './readmodel-contract.ts';
+import { planProblem } from './readmodel-mongo-explain.ts';
 import { withDatabase } from './readmodel-mongo.ts';
 
 type Doc = Record<string, unknown>;
@@ -104,6 +106,8 @@ describe('MongoDB site-list translation', () => {
     expect(byId.get('key-2')).toMatchObject({ keyId: 2, tokenHash: 'hash-2' });
     expect(byId.get('key-2')).not.toHaveProperty('path');
     expect(byId.get('sequence-site')).toEqual({ _id: 'sequence-site', kind: 'sequence', revision: 0, doc: null });
+    const use = toStreamDocument({ stream: 'keyuse-2', kind: 'keyuse', revision: 3, doc: { id: 2, lastUsedAt: '2026-03-01T00:00:00.000Z' } });
+    expect(use).toEqual({ _id: 'keyuse-2', kind: 'keyuse', revision: 3, doc: { id: 2, lastUsedAt: '2026-03-01T00:00:00.000Z' }, usedKeyId: 2 });
     const tombstone = toStreamDocument({ stream: 'site-x', kind: 'site', revision: 4, doc: null });
     expect(tombstone).toEqual({ _id: 'site-x', kind: 'site', revision: 4, doc: null });
   });
@@ -145,5 +149,23 @@ describe('MongoDB expired-unused-client translation', () => {
       expect(byId.get(`oauthclient-${id}`)).not.toHaveProperty('unusedExpiresAt');
     }
     expect(byId.get('oauthclient-c5')).toEqual({ _id: 'oauthclient-c5', kind: 'oauthclient', revision: 1, doc: null });
+  });
+});
+
+describe('the explain check itself', () => {
+  // The shapes servers answer with: classic plans nest inputStage(s); slot-based ones (7.0+) put the tree under queryPlan.
+  const classic = (stage: object) => ({ queryPlanner: { winningPlan: stage } });
+  it('accepts index scans, merged sorted runs and _id lookups', () => {
+    expect(planProblem(classic({ stage: 'PROJECTION_COVERED', inputStage: { stage: 'SORT_MERGE', inputStages: [{ stage: 'IXSCAN' }, { stage: 'IXSCAN' }] } }))).toBeUndefined();
+    expect(planProblem(classic({ stage: 'FETCH', inputStage: { stage: 'IXSCAN', indexName: 'sites_live_by_date' } }))).toBeUndefined();
+    expect(planProblem({ queryPlanner: { winningPlan: { queryPlan: { stage: 'FETCH', inputStage: { stage: 'IXSCAN' } }, slotBasedPlan: { stages: 'COLLSCAN-looking text' } } } })).toBeUndefined();
+    expect(planProblem(classic({ stage: 'EXPRESS_IXSCAN' }))).toBeUndefined();
+  });
+  it('refuses collection scans, sorts in memory and joins without an index', () => {
+    expect(planProblem(classic({ stage: 'COLLSCAN' }))).toMatch(/collection scan/);
+    expect(planProblem(classic({ stage: 'SORT', inputStage: { stage: 'FETCH', inputStage: { stage: 'IXSCAN' } } }))).toMatch(/sort in memory/);
+    expect(planProblem({ queryPlanner: { winningPlan: { queryPlan: { stage: 'EQ_LOOKUP', strategy: 'NestedLoopJoin', inputStage: { stage: 'IXSCAN' } } } } })).toMatch(/\$lookup/);
+    expect(planProblem({ stages: [{ $cursor: { queryPlanner: { winningPlan: { stage: 'IXSCAN' } } } }, { $lookup: {}, collectionScans: 1 }] })).toMatch(/\$lookup/);
+    expect(planProblem(classic({ stage: 'FETCH' }))).toMatch(/no index scan/);
   });
 });

@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEFT_OUT_LINE, PUBLISHED, SECRETS, writeLeakyDist } from '../support/leaky-dist.ts';
 import { parseYaml, type Yaml } from '../support/mini-yaml.ts';
-import { startService, type RunningService } from '../support/service.ts';
+import { freePort, startService, type RunningService } from '../support/service.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -49,27 +50,31 @@ async function bash(script: string, env: Record<string, string>): Promise<{ code
 describe('the GitHub Actions action', () => {
   const action = async () => parseYaml(await readFile(join(ROOT, 'action.yml'), 'utf8')) as Map;
 
-  it('declares the inputs url, key, dir, site, title and the outputs url and revision of a composite step', async () => {
+  it('declares the inputs url, key, dir, site, title, include-dotfiles and the outputs url and revision of a composite step', async () => {
     const a = await action();
-    expect(Object.keys(a.inputs as Map).sort()).toEqual(['dir', 'key', 'site', 'title', 'url']);
+    expect(Object.keys(a.inputs as Map).sort()).toEqual(['dir', 'include-dotfiles', 'key', 'site', 'title', 'url']);
     expect(Object.keys(a.outputs as Map).sort()).toEqual(['revision', 'url']);
     expect((a.runs as Map).using).toBe('composite');
     expect(((a.outputs as Map).url as Map).value).toBe('${{ steps.publish.outputs.url }}');
   });
 
-  async function runAction(inputs: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string; outputs: string }> {
-    const step = ((await action()).runs as Map).steps as Map[];
+  async function runAction(inputs: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string; outputs: string; summary: string }> {
+    const a = await action();
+    const step = (a.runs as Map).steps as Map[];
     expect(step).toHaveLength(1);
     const [publish] = step as [Map];
     expect(publish.id).toBe('publish');
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(publish.env as Map)) {
-      env[name] = String(value).replace(/\$\{\{\s*inputs\.(\w+)\s*\}\}/g, (_, input: string) => inputs[input] ?? '');
+      // An input's default applies when the workflow does not give it, as on GitHub.
+      env[name] = String(value).replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, input: string) => inputs[input] ?? String(((a.inputs as Map)[input] as Map).default ?? ''));
     }
     const outputFile = join(work, `output-${Math.random().toString(36).slice(2)}`);
+    const summaryFile = join(work, `summary-${Math.random().toString(36).slice(2)}`);
     await writeFile(outputFile, '');
-    const result = await bash(String(publish.run), { ...env, RUNNER_TEMP: work, GITHUB_OUTPUT: outputFile });
-    return { ...result, outputs: await readFile(outputFile, 'utf8') };
+    await writeFile(summaryFile, '');
+    const result = await bash(String(publish.run), { ...env, RUNNER_TEMP: work, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile });
+    return { ...result, outputs: await readFile(outputFile, 'utf8'), summary: await readFile(summaryFile, 'utf8') };
   }
 
   it('publishes the folder and sets the url and revision outputs', async () => {
@@ -81,10 +86,51 @@ describe('the GitHub Actions action', () => {
     expect(await (await fetch(svc.siteUrl('docs/action'))).text()).toBe('<h1>from the action</h1>');
   });
 
-  it('fails the step with the service’s one-line error for a refused key', async () => {
+  it('writes a step summary: the site, its URL, the revision and the counts', async () => {
+    await writeFile(join(work, 'dist', 'app.js'), 'console.log(2)');
+    const r = await runAction({ url: svc.url, key, dir: 'dist', site: 'docs/action' });
+    expect(r.code, r.stderr).toBe(0);
+    const revision = /revision=(\S+)/.exec(r.outputs)![1]!;
+    expect(r.summary).toBe(
+      [
+        '### Published `docs/action`',
+        '',
+        '| | |',
+        '| --- | --- |',
+        `| URL | ${svc.siteUrl('docs/action')} |`,
+        `| Revision | \`${revision}\` |`,
+        '| Files | 2 files: 1 new, 14 B uploaded |',
+        '| Left out | none |',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('on a dist holding .env, .git/config, .DS_Store and node_modules/, publishes none of them and lists them in the summary', async () => {
+    await writeLeakyDist(join(work, 'leaky'));
+    const r = await runAction({ url: svc.url, key, dir: 'leaky', site: 'docs/leaky', title: 'Leaky' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`${LEFT_OUT_LINE}node sites.mjs publish --help says how to change it)\n`);
+    expect(r.summary).toContain('| Files | 3 files: 3 new, ');
+    expect(r.summary).toContain('| Left out | 5: `.DS_Store`, `.env`, `.git/`, `assets/.DS_Store`, `node_modules/` |');
+    for (const secret of SECRETS) expect((await fetch(`${svc.siteUrl('docs/leaky')}${secret}`)).status, secret).toBe(404);
+    for (const [path, body] of Object.entries(PUBLISHED)) expect(await (await fetch(`${svc.siteUrl('docs/leaky')}${path}`)).text(), path).toBe(body);
+  });
+
+  it('fails the step with the service’s one-line error for a refused key, and an error annotation carrying it', async () => {
     const r = await runAction({ url: svc.url, key: 'key_wrong', dir: 'dist', site: 'docs/action' });
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/^sites: publish failed \(401\): /);
+    expect(r.stderr).toBe('sites: publish failed (401): unknown, expired or revoked API key\n');
+    expect(r.stdout).toBe('::error title=Publish to sites failed::publish failed (401): unknown, expired or revoked API key\n');
+    expect(r.summary).toBe('');
+  });
+
+  it('annotates a service it cannot download the client from', async () => {
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const r = await runAction({ url: dead, key, dir: 'dist', site: 'docs/action' });
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^::error title=Publish to sites failed::cannot download the client from ${dead}/cli/sites\\.mjs: curl: \\(7\\) .+\\n$`));
   });
 });
 

@@ -310,6 +310,8 @@ describe.skipIf(!runnable)('deploy/nginx.conf in front of the real service', () 
     const register = await fetch(`${apex}/mcp/oauth/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     expect(register.status).toBe(400);
     expect(tap.seen('/mcp/oauth/register')).toHaveLength(1);
+    // CI downloads the client and reads the API description without anyone signed in.
+    for (const path of ['/cli/sites.mjs', '/api/openapi.json']) expect((await fetch(`${apex}${path}`)).status, path).toBe(200);
     // The consent screen is for people: it needs a sign-in.
     const consent = await fetch(`${apex}/mcp/oauth/authorize?client_id=x`, { redirect: 'manual' });
     expect(consent.status).toBe(302);

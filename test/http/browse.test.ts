@@ -99,6 +99,20 @@ describe('browsing revisions', () => {
     await expect.poll(blobFds, { timeout: 5_000 }).toBe(0);
   });
 
+  it('serves every revision file as an inert download, a script included (issue 24 item 9)', async () => {
+    // With its own type, a publisher's script could run with the apex origin from a `<script src>` on the apex.
+    const script = 'fetch("/api/keys", { method: "POST" })';
+    await publish(svc.url, admin, { group: 'br', slug: 'js', title: 'JS' }, { files: { 'index.html': '<p>js</p>', 'app.js': script, 'page.html': '<script>1</script>', 'mod.mjs': 'export {}' } });
+    for (const path of ['app.js', 'mod.mjs', 'page.html', 'index.html']) {
+      const res = await fetch(`${svc.url}/api/sites/br/js/revisions/current/file?path=${path}`, { headers: { 'Remote-User': 'viewer' } });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type'), path).toBe('application/octet-stream');
+      expect(res.headers.get('content-disposition'), path).toMatch(new RegExp(`^attachment; filename="${path}"`));
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      if (path === 'app.js') expect(await res.text()).toBe(script);
+    }
+  });
+
   it('detects the favicon at publish, preferring SVG', async () => {
     const site = await call(svc.url, 'GET', '/api/sites/br/site', { user: 'viewer' });
     expect(site.body.has_favicon).toBe(true);

@@ -273,10 +273,12 @@ describe('bounded work', () => {
 
 describe('sites on another registrable domain than the control plane', () => {
   let split: RunningService;
+  beforeAll(async () => {
+    split = await startService({ env: { SITES_BASE_DOMAIN: 'usercontent.localhost', SITES_CONTROL_DOMAIN: 'portal.localhost', SITES_ALIAS_DOMAINS: 'localhost' } });
+  });
   afterAll(() => split?.stop());
 
   it('puts OAuth and links on the control domain, site URLs on the base, and guards writes by the control origin', async () => {
-    split = await startService({ env: { SITES_BASE_DOMAIN: 'usercontent.localhost', SITES_CONTROL_DOMAIN: 'portal.localhost', SITES_ALIAS_DOMAINS: 'localhost' } });
     const control = `http://portal.localhost:${split.port}`;
     const onControl = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
       hostRequest(split.port, method, path, { Host: `portal.localhost:${split.port}`, ...headers }, body);
@@ -288,6 +290,17 @@ describe('sites on another registrable domain than the control plane', () => {
       onControl('PATCH', '/api/sites/docs/app', { 'Remote-User': 'admin', Origin: origin, 'Content-Type': 'application/json' }, JSON.stringify({ description: 'edited' }));
     expect((await write(control)).status).toBe(200);
     expect((await write(`http://app.docs.usercontent.localhost:${split.port}`)).status).toBe(403);
+  });
+
+  it('serves no site under the control domain, where it would be same-site with the portal (issue 24 item 10)', async () => {
+    const key = await split.createKey(['--name', 'k2', '--admin']);
+    expect((await publish(split.url, key, { group: 'docs', slug: 'ctl', title: 'C' }, { index: '<p>ctl</p>' })).status).toBe(200);
+    expect((await publish(split.url, key, { group: '', slug: 'flat', title: 'F' }, { index: '<p>flat</p>' })).status).toBe(200);
+    const onHost = (host: string) => hostRequest(split.port, 'GET', '/', { Host: `${host}:${split.port}` });
+    expect(await onHost('ctl.docs.usercontent.localhost')).toEqual({ status: 200, body: '<p>ctl</p>' });
+    for (const host of ['ctl.docs.portal.localhost', 'flat.portal.localhost']) expect(await onHost(host), host).toEqual({ status: 404, body: 'unknown host\n' });
+    // The control domain itself is still the control plane.
+    expect((await onHost('portal.localhost')).status).toBe(200);
   });
 });
 

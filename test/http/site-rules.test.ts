@@ -135,3 +135,41 @@ describe('publish-time errors', () => {
     expect(res.headers.get('location')).toBe('/t998/x');
   });
 });
+
+describe('what a publisher’s rules may do to everyone else (issue 24)', () => {
+  it('refuses Clear-Site-Data, Set-Cookie2 and Refresh with 400 naming the file and line, and changes nothing (item 8)', async () => {
+    // Clear-Site-Data from a site wipes the portal's and every other site's cookies in Chromium.
+    for (const header of ['Clear-Site-Data: "cookies"', 'Set-Cookie2: a=b', 'Refresh: 0; url=https://evil.example/']) {
+      const res = await publish(svc.url, admin, { group: '', slug: 'app' }, { files: { ...files, 'index.html': '<p>v2</p>', _headers: `/*\n  X-Frame-Options: DENY\n  ${header}` } });
+      expect(res.status, header).toBe(400);
+      expect(res.body.error, header).toBe(`_headers line 3: ${header.split(':')[0]} cannot be set by a site`);
+    }
+    const page = await get('/');
+    expect(await page.text()).toBe('<p>app shell</p>');
+    expect(page.headers.get('clear-site-data')).toBeNull();
+  });
+
+  it('refuses header values that would make every answer of the site huge, naming the line (item 5)', async () => {
+    const big = 'v'.repeat(500_000);
+    const res = await publish(svc.url, admin, { group: '', slug: 'big', title: 'B' }, { files: { 'index.html': 'x', _headers: `/*\n  X-Big: ${big}\n/*\n  X-Big: ${big}` } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('_headers line 2: the value of X-Big is 500000 bytes, more than 8192');
+    // Within the bounds, every block still applies: one header joined from four blocks.
+    const value = 'v'.repeat(3000);
+    const ok = await publish(svc.url, admin, { group: '', slug: 'big', title: 'B' }, { files: { 'index.html': 'x', _headers: Array(4).fill(`/*\n  X-Big: ${value}`).join('\n') } });
+    expect(ok.status).toBe(200);
+    for (const query of ['', '?a=1', '?a=2']) {
+      const res2 = await fetch(new URL(`/${query}`, svc.siteUrl('big')));
+      expect(res2.headers.get('x-big')).toBe(Array(4).fill(value).join(', '));
+    }
+  });
+
+  it('refuses patterns deeper than 32 segments or with more than 4 * inside them (item 6)', async () => {
+    const star = await publish(svc.url, admin, { group: '', slug: 'deep', title: 'D' }, { files: { 'index.html': 'x', _redirects: `/a /b\n/g/r1${'*x'.repeat(240)} /t 302` } });
+    expect(star.status).toBe(400);
+    expect(star.body.error).toMatch(/^_redirects line 2: "\/g\/r1\*x\*x.*…" has more than 4 \* inside its segments$/);
+    const deep = await publish(svc.url, admin, { group: '', slug: 'deep', title: 'D' }, { files: { 'index.html': 'x', _headers: `${'/a'.repeat(33)}\n  X-A: 1` } });
+    expect(deep.status).toBe(400);
+    expect(deep.body.error).toMatch(/^_headers line 1: .* has more than 32 segments$/);
+  });
+});

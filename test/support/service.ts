@@ -33,6 +33,8 @@ export type RunningService = {
   /** SIGKILL, for crash tests. */
   kill(): Promise<void>;
   restart(): Promise<void>;
+  /** Everything the process wrote, across restarts: stderr, then stdout (each in order). */
+  output(): string;
 };
 
 export async function freePort(): Promise<number> {
@@ -68,6 +70,8 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
   const fullEnv = { ...process.env, ...env };
   let child: ChildProcess | undefined;
   let stderr = '';
+  let allErr = '';
+  let allOut = '';
 
   const launch = async () => {
     stderr = '';
@@ -76,9 +80,10 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
     child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...extra, BIN, 'serve'], { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString();
+      allErr += c.toString();
       if (process.env.SITES_TEST_VERBOSE) process.stderr.write(c);
     });
-    child.stdout!.resume();
+    child.stdout!.on('data', (c: Buffer) => (allOut += c.toString()));
     const deadline = Date.now() + 20_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${stderr}`);
@@ -141,5 +146,6 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
       await stop();
       await launch();
     },
+    output: () => `${allErr}\n${allOut}`,
   };
 }

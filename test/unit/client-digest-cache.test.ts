@@ -16,7 +16,7 @@ afterAll(() => rm(work, { recursive: true, force: true }));
 
 /** Hashes the folder with the cache and says which files were read. */
 async function run(dir: string, cache: string): Promise<{ digests: Record<string, string>; read: string[] }> {
-  const files = await siteFiles(dir);
+  const { files } = await siteFiles(dir);
   const reads: string[] = [];
   const c = openDigestCache(cache, dir);
   const watched = {
@@ -63,7 +63,7 @@ describe('the client\'s digest cache', () => {
     const cache = join(work, 'cache2');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'index.html'), 'x');
-    const files = await siteFiles(dir);
+    const { files } = await siteFiles(dir);
     const c = openDigestCache(cache, dir);
     await hashFiles(files, () => undefined, c);
     const [name] = await readdir(cache);

@@ -10,7 +10,7 @@ import { youngGarbageHint } from '../../host/gc-hint.ts';
 import { formatBytes, plural } from '../../host/cli/format.ts';
 import { serviceUrl } from '../../host/cli/service-url.ts';
 import { classifyHost as classify, type HostNames } from '../../domain/hosts.ts';
-import { listenHostNames } from '../../host/hosts.ts';
+import { hostNames, listenHostNames } from '../../host/hosts.ts';
 import { parseRange } from '../../host/serve-site.ts';
 import { resolvePath } from '../../host/site-resolve.ts';
 
@@ -243,6 +243,21 @@ describe('classifyHost', () => {
     expect(classifyHost('a.sites.example.com', nested)).toMatchObject({ kind: 'site', address: { group: '', slug: 'a' } });
   });
 
+  it('a control domain of its own serves no site under it, even beneath an alias (issue 24 item 10)', () => {
+    // Sites on usercontent.test, and on the alias example; the portal on portal.example.
+    const names = hostNames(loadConfig({ SITES_BASE_DOMAIN: 'usercontent.test', SITES_ALIAS_DOMAINS: 'example', SITES_CONTROL_DOMAIN: 'portal.example' }));
+    for (const host of ['portal.example', 'PORTAL.example:443']) expect(classify(host, names), host).toMatchObject({ kind: 'apex' });
+    for (const host of ['app.docs.portal.example', 'demo.portal.example:8080', 'a.b.portal.example.']) expect(classify(host, names), host).toEqual({ kind: 'unknown' });
+    expect(classify('app.docs.usercontent.test', names)).toMatchObject({ kind: 'site', address: { group: 'docs', slug: 'app' } });
+    expect(classify('demo.example', names)).toMatchObject({ kind: 'site', address: { group: '', slug: 'demo' } });
+    // A base domain nested under the control domain keeps its sites (the longer apex wins).
+    const nested = hostNames(loadConfig({ SITES_BASE_DOMAIN: 'sites.portal.example', SITES_CONTROL_DOMAIN: 'portal.example' }));
+    expect(classify('a.sites.portal.example', nested)).toMatchObject({ kind: 'site', address: { group: '', slug: 'a' } });
+    expect(classify('a.portal.example', nested)).toEqual({ kind: 'unknown' });
+    // Without a control domain of its own, the base domain has its sites as ever.
+    expect(classify('app.docs.usercontent.test', hostNames(loadConfig({ SITES_BASE_DOMAIN: 'usercontent.test' })))).toMatchObject({ kind: 'site' });
+  });
+
   it('anything else is unknown', () => {
     for (const host of [undefined, '', 'a.b.c.d.sites.test', 'bücher.sites.test', 'a_b.sites.test', '[::1]:8080', '[::1]', '127.0.0.1:8080', '.sites.test', 'a..b.test', 'bücher.test']) {
       expect(classifyHost(host, apexes), String(host)).toEqual({ kind: 'unknown' });
@@ -401,6 +416,14 @@ describe('parseSiteQuery', () => {
   it('hidden is honoured for admins only', () => {
     expect(parseSiteQuery({ hidden: 'true' }, false).includeHidden).toBe(false);
     expect(parseSiteQuery({ hidden: 'false' }, true).includeHidden).toBe(false);
+  });
+
+  it('rejects a search text with a NUL or another control character (MongoDB answered 500 for a NUL), for every adapter', () => {
+    for (const q of ['a\u0000b', '\u0000', 'tab\there', 'line\nbreak', 'del\u007f']) {
+      expect(() => parseSiteQuery({ q }, true), JSON.stringify(q)).toThrow(ValidationError);
+      expect(() => parseSiteQuery({ q }, true)).toThrow(/q must not contain control characters/);
+    }
+    expect(parseSiteQuery({ q: 'ünïcödé text – fine' }, true).q).toBe('ünïcödé text – fine');
   });
 
   it('rejects bad values with a ValidationError', () => {

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../domain/errors.ts';
-import { compileHeaders, parseHeaders } from '../../domain/rules/headers.ts';
+import { compileHeaders, MAX_HEADER_VALUE_BYTES, parseHeaders } from '../../domain/rules/headers.ts';
+import { MAX_PATTERN_SEGMENTS } from '../../domain/rules/patterns.ts';
 import { compileRedirects, parseRedirects } from '../../domain/rules/redirects.ts';
 
 const resolve = (file: string, path: string, search = '') => compileRedirects(parseRedirects(file)).resolve(path, search);
@@ -140,5 +141,78 @@ describe('_headers', () => {
     ['relative\n  X-A: b', /line 1: "relative" must be an absolute path/],
   ])('refuses %j', (text, message) => {
     expect(() => parseHeaders(text)).toThrow(message);
+  });
+});
+
+describe('_headers: what acts on the browser for every site is refused (issue 24 item 8)', () => {
+  // Sites share their registrable domain with the portal: Clear-Site-Data from one wipes the
+  // portal's and the other sites' cookies in Chromium; Set-Cookie2 and Refresh are refused like Set-Cookie.
+  it.each(['Clear-Site-Data', 'clear-site-data', 'Set-Cookie2', 'Refresh'])('refuses %s naming the file and line', (name) => {
+    expect(() => parseHeaders(`# site headers\n/*\n  X-Ok: 1\n  ${name}: "cookies", "storage"`)).toThrow(new RegExp(`^_headers line 4: ${name} cannot be set by a site`));
+  });
+
+  it('leaves them out of rules stored before they were refused', () => {
+    const stored = [{ path: '/*', headers: [['Clear-Site-Data', '"*"'], ['X-Ok', '1'], ['Set-Cookie', 'a=b']] as [string, string][] }];
+    expect(Object.fromEntries(compileHeaders(stored).for('/'))).toEqual({ 'x-ok': '1' });
+  });
+});
+
+describe('_headers: what a site’s rules may add to one answer (issue 24 item 5)', () => {
+  const value = (n: number) => 'v'.repeat(n);
+
+  it('refuses a value past 8 KiB, naming the line', () => {
+    expect(parseHeaders(`/*\n  X-A: ${value(MAX_HEADER_VALUE_BYTES)}`)).toHaveLength(1);
+    expect(() => parseHeaders(`/*\n  X-A: 1\n  X-B: ${value(MAX_HEADER_VALUE_BYTES + 1)}`)).toThrow(/^_headers line 3: the value of X-B is 8193 bytes, more than 8192/);
+  });
+
+  it('refuses a block setting more than 12 KiB, at the line that passes it', () => {
+    const lines = ['/*', `  X-A: ${value(6000)}`, `  X-B: ${value(6000)}`, `  X-C: ${value(1000)}`];
+    expect(parseHeaders(lines.slice(0, 3).join('\n'))).toHaveLength(1);
+    expect(() => parseHeaders(lines.join('\n'))).toThrow(/^_headers line 4: the block of \/\* sets more than 12288 bytes/);
+  });
+
+  it('refuses blocks that together could give one answer more than 12 KiB, at the first block that makes it so', () => {
+    const block = (path: string) => `${path}\n  X-A: ${value(3200)}\n  X-B: ${value(1000)}`;
+    // /*, /docs/* and /docs/*.html all match /docs/a.html; /blog/:slug never matches with /docs/…
+    const file = [block('/*'), block('/blog/:slug'), block('/docs/*'), block('/docs/*.html')].join('\n');
+    expect(() => parseHeaders(file)).toThrow(/^_headers line 10: with the blocks above it that match the same paths, an answer could get more than 12288 bytes/);
+    expect(parseHeaders([block('/*'), block('/blog/:slug'), block('/docs/*')].join('\n'))).toHaveLength(3);
+  });
+
+  it('counts blocks that never match one path together as alternatives, not a sum', () => {
+    // 20 pages with 12 KB of headers each: 240 KB in the file, 12 KB on any one answer.
+    const file = Array.from({ length: 20 }, (_, i) => `/page-${i}\n  X-A: ${value(8000)}\n  X-B: ${value(4000)}`).join('\n');
+    expect(parseHeaders(file)).toHaveLength(20);
+  });
+
+  it('refuses a redirect target past 8 KiB, naming the line', () => {
+    expect(() => parseRedirects(`/a /b\n/c /${value(MAX_HEADER_VALUE_BYTES)}`)).toThrow(/^_redirects line 2: the target is 8193 bytes, more than 8192/);
+  });
+
+  it('gives every path that matches the same block the block’s own header set, never a copy', () => {
+    const headers = compileHeaders(parseHeaders(`/*\n  X-A: ${value(8000)}\n/docs/*\n  X-A: b`));
+    expect(headers.for('/a?x=1')).toBe(headers.for('/b'));
+    expect(headers.blocksFor('/docs/x')).toEqual([0, 1]);
+    expect(headers.headersOf([0, 1]).get('x-a')).toBe(`${value(8000)}, b`);
+  });
+});
+
+describe('patterns: the shape a publisher may give them (issue 24 item 6)', () => {
+  it.each([
+    ['33 segments', '/' + Array.from({ length: MAX_PATTERN_SEGMENTS + 1 }, (_, i) => `s${i}`).join('/'), /has more than 32 segments/],
+    ['5 * in one segment', '/img/*a*b*c*d*e', /has more than 4 \* inside its segments/],
+    ['5 * over three segments', '/*a*b/*c*d/x*', /has more than 4 \* inside its segments/],
+  ])('refuses a pattern of %s in either file, naming the line', (_what, pattern, message) => {
+    expect(() => parseRedirects(`/ok /fine\n${pattern} /to`)).toThrow(new RegExp(`^_redirects line 2: .*${message.source}`));
+    expect(() => parseHeaders(`/ok\n  X-A: 1\n${pattern}\n  X-A: 1`)).toThrow(new RegExp(`^_headers line 3: .*${message.source}`));
+  });
+
+  it('takes 32 segments and 4 * with a splat after them', () => {
+    const deep = '/' + Array.from({ length: MAX_PATTERN_SEGMENTS - 1 }, (_, i) => `s${i}`).join('/') + '/*';
+    expect(parseRedirects(`${deep} /to\n/img/*a*b*/c*d/* /x`)).toHaveLength(2);
+  });
+
+  it('quotes a long pattern cut short', () => {
+    expect(() => parseRedirects(`/${'a/'.repeat(500)}b /to`)).toThrow(/ "(\/a){40}…" has more than 32 segments$/);
   });
 });

@@ -23,24 +23,54 @@ export type ToolSpec<S extends z.ZodType> = {
   description: string;
   annotations: ToolAnnotations;
   input: S;
-  run(args: z.output<S>, ctx: ServerContext): Promise<ToolReturn>;
+  /** `server` is the one serving this call (the writing tools ask it what the client can answer). */
+  run(args: z.output<S>, ctx: ServerContext, server: McpServer): Promise<ToolReturn>;
 };
 
 /** The annotations of the ten tools that only read. */
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
+type JsonOptions = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];
+
+/** A tool ready to be added to any number of servers. */
+export type DiaryTool = { readonly name: string; register(server: McpServer): void };
+
+/**
+ * The schema as the SDK is given it. Its JSON Schema is converted once and kept: the SDK
+ * converts on every `tools/list`, and zod's conversion of the fourteen schemas was most of
+ * the time (and the garbage) of answering one.
+ */
 function listed(schema: z.ZodType): StandardSchemaWithJSON<Record<string, unknown>> {
   const std = schema['~standard'];
+  const converted = new Map<string, Record<string, unknown>>();
+  const convert = (io: 'input' | 'output') => (options: JsonOptions) => {
+    if (options.libraryOptions) return std.jsonSchema[io](options);
+    const key = `${io}\0${options.target}`;
+    let json = converted.get(key);
+    if (!json) converted.set(key, (json = std.jsonSchema[io](options)));
+    return json;
+  };
   return {
-    '~standard': { version: 1, vendor: std.vendor, jsonSchema: std.jsonSchema, validate: (value) => ({ value: value as Record<string, unknown> }) },
+    '~standard': {
+      version: 1,
+      vendor: std.vendor,
+      jsonSchema: { input: convert('input'), output: convert('output') },
+      validate: (value) => ({ value: value as Record<string, unknown> }),
+    },
   };
 }
 
-/** Registers a tool whose arguments are parsed with its schema before the handler runs. */
-export function defineTool<S extends z.ZodType>(server: McpServer, spec: ToolSpec<S>): void {
-  server.registerTool(
-    spec.name,
-    { title: spec.title, description: spec.description, inputSchema: listed(spec.input), annotations: spec.annotations },
-    (raw, ctx) => guard(spec.name, () => spec.run(parseToolArgs(spec.input, raw), ctx)),
-  );
+/**
+ * A tool whose arguments are parsed with its schema before the handler runs. It is built
+ * once per process and added to the server of every session and request: building the
+ * schemas and handlers per server cost about 130 KB a server, and a 2025-era session keeps
+ * its server for as long as the session lives.
+ */
+export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): DiaryTool {
+  const config = { title: spec.title, description: spec.description, inputSchema: listed(spec.input), annotations: spec.annotations };
+  return {
+    name: spec.name,
+    register: (server) =>
+      void server.registerTool(spec.name, config, (raw, ctx) => guard(spec.name, () => spec.run(parseToolArgs(spec.input, raw), ctx, server))),
+  };
 }

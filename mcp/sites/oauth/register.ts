@@ -3,7 +3,8 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
 import { registerOAuthClient } from '../../../app/connections/oauth-clients.ts';
-import { BodyTooLarge, mediaType, oauthError, peerAddress, readBody } from '../http.ts';
+import { peerAddress } from '../../../api/peer-address.ts';
+import { BodyTooLarge, mediaType, oauthError, readBody } from '../http.ts';
 import { createRateLimiter, limiterKey, type RateLimiter } from './rate-limit.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
 

@@ -8,6 +8,7 @@ import { fullPath, parseSitePath } from '../../../domain/paths.ts';
 import type { ApiContext } from '../../../api/context.ts';
 import { parseRollback } from '../../../api/requests.ts';
 import { revisionJson, siteJson } from '../../../api/site-json.ts';
+import { noted } from '../audit.ts';
 import { guard, jsonResult } from './result.ts';
 
 const sitePath = z.string().describe('Full site path: group labels then slug, e.g. "docs/app" or "demo"');
@@ -95,7 +96,8 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
         const address = parseSitePath(site);
         authorize(identity, 'rollback', address);
         const body = revision === undefined ? undefined : { revision };
-        return jsonResult(siteJson(api, await rollbackSite(api.deps, identity, address, parseRollback(body))));
+        const doc = await rollbackSite(api.deps, identity, address, parseRollback(body));
+        return noted(jsonResult(siteJson(api, doc)), { revision: doc.live.id });
       }),
   );
 }

@@ -5,6 +5,7 @@ import { ValidationError } from '../../../domain/errors.ts';
 import { grantCovers } from '../../../domain/grants.ts';
 import { parseGroup } from '../../../domain/paths.ts';
 import type { ApiContext } from '../../../api/context.ts';
+import { SearchText } from '../../../api/schemas/site-query.ts';
 import { siteJson } from '../../../api/site-json.ts';
 import { describeGrant } from '../../../domain/grants.ts';
 import { guard, jsonResult } from './result.ts';
@@ -23,7 +24,7 @@ export function registerListTool(server: McpServer, api: ApiContext, identity: I
         `Lists the live sites this connection may act on (${grants.map(describeGrant).join('; ') || 'none'}), newest date first. ` +
         'Optional filters: q (text in title, slug, group, description, tags), tag, group (a subtree). Returns {sites, count}.',
       inputSchema: z.object({
-        q: z.string().describe('Case-insensitive text search').optional(),
+        q: SearchText.describe('Case-insensitive text search').optional(),
         tag: z.string().describe('Exact tag').optional(),
         group: z.string().describe('Group subtree, e.g. "docs"').optional(),
         limit: z.number().int().describe('Page size, 1–500; default 50').optional(),

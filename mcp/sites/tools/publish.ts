@@ -8,6 +8,7 @@ import type { ApiContext } from '../../../api/context.ts';
 import { preparePublish, parsePatch } from '../../../api/requests.ts';
 import { siteJson } from '../../../api/site-json.ts';
 import { toolFiles } from './files.ts';
+import { noted } from '../audit.ts';
 import { guard, jsonResult } from './result.ts';
 
 const text = (what: string) => z.string().describe(what);
@@ -56,7 +57,7 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
         const entries = toolFiles({ html, files }, api.deps.limits);
         const { site, revision, unchanged } = await publishFiles(api.deps, identity, target, entries);
         const json = siteJson(api, site);
-        return jsonResult({ url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged });
+        return noted(jsonResult({ url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged }), { revision: revision.id, unchanged });
       }),
   );
 

@@ -1,13 +1,12 @@
 /** `list_sports` (spec §5.2): the catalogue as received; it needs no login. */
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { httpError } from '../../upstream/errors.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
 import { jsonResult, parseBody } from '../result.ts';
 
-export function registerListSports(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function listSportsTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'list_sports',
     title: 'Sport catalogue',
     description:

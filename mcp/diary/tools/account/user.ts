@@ -1,9 +1,8 @@
 /** `get_user_info` (spec §5.1), and the current-user read that list_training_sessions shares. */
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { toAccount } from '../../units/account.ts';
 import { httpError } from '../../upstream/errors.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
 import { jsonResult, parseBody } from '../result.ts';
 
@@ -15,8 +14,8 @@ export async function readCurrentUser(deps: Deps): Promise<unknown> {
   return parseBody(action, r.text);
 }
 
-export function registerUserInfo(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function userInfoTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'get_user_info',
     title: 'Diary account',
     description:

@@ -1,9 +1,8 @@
 /** `get_calendar_events` (spec §5.8), and the calendar read that list_training_targets shares. */
-import type { McpServer } from '@modelcontextprotocol/server';
 import { toDottedDate } from '../../units/date.ts';
 import { httpError } from '../../upstream/errors.ts';
 import { rangeInput } from '../args/range.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import { today, type Deps } from '../deps.ts';
 import { jsonResult, parseBody } from '../result.ts';
 
@@ -16,8 +15,8 @@ export async function calendarEvents(deps: Deps, from: string, to: string): Prom
   return parseBody(action, r.text);
 }
 
-export function registerCalendarEvents(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function calendarEventsTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'get_calendar_events',
     title: 'Calendar events',
     description:

@@ -1,13 +1,11 @@
 /** The calendar tools: `get_calendar_events`, `get_calendar_week_summary` and `get_progress_summary`. */
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
-import { registerCalendarEvents } from './events.ts';
-import { registerProgressSummary } from './progress.ts';
-import { registerWeekSummary } from './week-summary.ts';
+import { calendarEventsTool } from './events.ts';
+import { progressSummaryTool } from './progress.ts';
+import { weekSummaryTool } from './week-summary.ts';
 
-/** Registers the calendar and progress tools, in the order hosts list them. */
-export function registerCalendarTools(server: McpServer, deps: Deps): void {
-  registerCalendarEvents(server, deps);
-  registerWeekSummary(server, deps);
-  registerProgressSummary(server, deps);
+/** The calendar and progress tools, in the order hosts list them. */
+export function calendarTools(deps: Deps): DiaryTool[] {
+  return [calendarEventsTool(deps), weekSummaryTool(deps), progressSummaryTool(deps)];
 }

@@ -1,11 +1,10 @@
 /** `get_progress_summary` (spec §5.10). */
-import type { McpServer } from '@modelcontextprotocol/server';
 import { toDashedDate } from '../../units/date.ts';
 import { toProgressSummary } from '../../units/progress.ts';
 import { httpError } from '../../upstream/errors.ts';
 import { oneOf, text } from '../args/fields.ts';
 import { rangeInput } from '../args/range.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import { today, type Deps } from '../deps.ts';
 import { jsonResult, parseBody } from '../result.ts';
 
@@ -19,8 +18,8 @@ const progressInput = (deps: Deps) =>
     },
   ).transform(({ from, to, group, time_frame }) => ({ from, to, group: group ?? 'MONTH', timeFrame: time_frame ?? '3m' }));
 
-export function registerProgressSummary(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function progressSummaryTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'get_progress_summary',
     title: 'Progress summary',
     description:

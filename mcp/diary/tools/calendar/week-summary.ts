@@ -1,14 +1,13 @@
 /** `get_calendar_week_summary` (spec §5.9): passed through; the 45-day cap is upstream's. */
-import type { McpServer } from '@modelcontextprotocol/server';
 import { toDottedDate } from '../../units/date.ts';
 import { httpError } from '../../upstream/errors.ts';
 import { rangeInput } from '../args/range.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import { today, type Deps } from '../deps.ts';
 import { jsonResult, parseBody, ToolFailure } from '../result.ts';
 
-export function registerWeekSummary(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function weekSummaryTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'get_calendar_week_summary',
     title: 'Week summary',
     description:

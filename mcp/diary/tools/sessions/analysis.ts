@@ -1,11 +1,10 @@
 /** `get_training_session_summary` and `get_training_session_details` (spec §5.13, §5.14). */
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { toSessionDetails } from '../../units/session-details.ts';
 import { toSessionSummary } from '../../units/session-summary.ts';
 import { httpError } from '../../upstream/errors.ts';
 import { positiveInt } from '../args/fields.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
 import { jsonResult, parseBody, textResult, ToolFailure } from '../result.ts';
 
@@ -21,8 +20,8 @@ async function analysis(deps: Deps, id: number, kind: 'summary' | 'details'): Pr
   return parseBody(action, r.text);
 }
 
-export function registerSessionSummary(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function sessionSummaryTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'get_training_session_summary',
     title: 'Session summary',
     description:
@@ -36,8 +35,8 @@ export function registerSessionSummary(server: McpServer, deps: Deps): void {
   });
 }
 
-export function registerSessionDetails(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function sessionDetailsTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'get_training_session_details',
     title: 'Session details',
     description:

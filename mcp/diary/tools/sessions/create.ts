@@ -5,13 +5,13 @@ import { localOffsetMinutes } from '../../units/date.ts';
 import { humanDuration } from '../../units/duration.ts';
 import { sessionToWire } from '../../units/session-body.ts';
 import { httpError } from '../../upstream/errors.ts';
-import { defineTool } from '../define.ts';
+import { defineTool, type DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
 import { textResult, ToolFailure } from '../result.ts';
 import { sessionInput } from './schema.ts';
 
-export function registerCreateSession(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function createSessionTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'create_training_session',
     title: 'Log a completed session',
     description:
@@ -19,7 +19,7 @@ export function registerCreateSession(server: McpServer, deps: Deps): void {
       'Units: duration_s seconds, distance_m metres, kcal kilocalories, hr_avg/hr_max bpm (omit or 0 for unset), speed_kmh km/h (omit or 0 for unset). The new id is not returned; find it with list_training_sessions.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     input: sessionInput,
-    async run(s, ctx: ServerContext) {
+    async run(s, ctx: ServerContext, server: McpServer) {
       const prompt =
         `Record ${JSON.stringify(s.name)} as a completed session on ${s.date} at ${s.time}, lasting ${humanDuration(s.duration_s)}? ` +
         'It will be added to the diary and count toward the training statistics.';

@@ -1,14 +1,11 @@
 /** The four session tools: log (confirmed), list, summary, details. */
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
-import { registerSessionDetails, registerSessionSummary } from './analysis.ts';
-import { registerCreateSession } from './create.ts';
-import { registerListSessions } from './list.ts';
+import { sessionDetailsTool, sessionSummaryTool } from './analysis.ts';
+import { createSessionTool } from './create.ts';
+import { listSessionsTool } from './list.ts';
 
-/** Registers the session tools, in the order hosts list them. */
-export function registerSessionTools(server: McpServer, deps: Deps): void {
-  registerCreateSession(server, deps);
-  registerListSessions(server, deps);
-  registerSessionSummary(server, deps);
-  registerSessionDetails(server, deps);
+/** The session tools, in the order hosts list them. */
+export function sessionTools(deps: Deps): DiaryTool[] {
+  return [createSessionTool(deps), listSessionsTool(deps), sessionSummaryTool(deps), sessionDetailsTool(deps)];
 }

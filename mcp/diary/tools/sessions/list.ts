@@ -1,10 +1,9 @@
 /** `list_training_sessions` (spec §5.12): the user id first, then the history. */
-import type { McpServer } from '@modelcontextprotocol/server';
 import { toSessionListItem } from '../../units/session-list.ts';
 import { httpError, UpstreamError } from '../../upstream/errors.ts';
 import { readCurrentUser } from '../account/user.ts';
 import { rangeInput } from '../args/range.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import { today, type Deps } from '../deps.ts';
 import { jsonResult, parseBody } from '../result.ts';
 
@@ -20,8 +19,8 @@ async function userId(deps: Deps): Promise<number> {
   }
 }
 
-export function registerListSessions(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function listSessionsTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'list_training_sessions',
     title: 'List sessions',
     description:

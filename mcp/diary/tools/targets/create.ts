@@ -1,16 +1,15 @@
 /** `create_training_target` (spec §5.3). */
-import type { McpServer } from '@modelcontextprotocol/server';
 import { parseCreatedId, targetToWire } from '../../units/target.ts';
 import { excerpt, UpstreamError } from '../../upstream/errors.ts';
-import { defineTool } from '../define.ts';
+import { defineTool, type DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
 import { textResult } from '../result.ts';
 import { EXAMPLE, PHASE_GUIDE } from './guide.ts';
 import { rejection } from './read.ts';
 import { targetInput } from './schema.ts';
 
-export function registerCreateTarget(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function createTargetTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'create_training_target',
     title: 'Plan a workout',
     description:

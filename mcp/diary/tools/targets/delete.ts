@@ -2,7 +2,7 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { confirmGate } from '../../confirm.ts';
 import { httpError } from '../../upstream/errors.ts';
-import { defineTool } from '../define.ts';
+import { defineTool, type DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
 import { textResult } from '../result.ts';
 import { targetIdInput } from './get.ts';
@@ -15,15 +15,15 @@ function deletePrompt(id: number, body: Record<string, unknown>): string {
     : `Permanently remove training target ${id} from the diary? This cannot be undone.`;
 }
 
-export function registerDeleteTarget(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function deleteTargetTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'delete_training_target',
     title: 'Delete a planned workout',
     description:
       'Permanently deletes a training target; this is irreversible. Asks the user to confirm first where the host supports it (the prompt names the target). Returns "Deleted target <id>." or "No target with id <id>.".',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     input: targetIdInput,
-    async run({ target_id: id }, ctx: ServerContext) {
+    async run({ target_id: id }, ctx: ServerContext, server: McpServer) {
       // Always read first: upstream's DELETE does not reliably say whether the id existed.
       const read = await readTarget(deps, id);
       if (!read.found) return notFound(id);

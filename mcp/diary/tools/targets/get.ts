@@ -1,8 +1,7 @@
 /** `get_training_target` (spec §5.6): the target as upstream stores it, passed through. */
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { positiveInt } from '../args/fields.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
 import { jsonResult } from '../result.ts';
 import { notFound, readTarget } from './read.ts';
@@ -10,8 +9,8 @@ import { notFound, readTarget } from './read.ts';
 /** The argument of the tools that name one target. */
 export const targetIdInput = z.object({ target_id: positiveInt('Training target id') });
 
-export function registerGetTarget(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function getTargetTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'get_training_target',
     title: 'Read a planned workout',
     description:

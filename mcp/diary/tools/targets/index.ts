@@ -1,17 +1,13 @@
 /** The five training-target tools: create, list, get, update (full replace) and delete (confirmed). */
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
-import { registerCreateTarget } from './create.ts';
-import { registerDeleteTarget } from './delete.ts';
-import { registerGetTarget } from './get.ts';
-import { registerListTargets } from './list.ts';
-import { registerUpdateTarget } from './update.ts';
+import { createTargetTool } from './create.ts';
+import { deleteTargetTool } from './delete.ts';
+import { getTargetTool } from './get.ts';
+import { listTargetsTool } from './list.ts';
+import { updateTargetTool } from './update.ts';
 
-/** Registers the target tools, in the order hosts list them. */
-export function registerTargetTools(server: McpServer, deps: Deps): void {
-  registerCreateTarget(server, deps);
-  registerListTargets(server, deps);
-  registerGetTarget(server, deps);
-  registerUpdateTarget(server, deps);
-  registerDeleteTarget(server, deps);
+/** The target tools, in the order hosts list them. */
+export function targetTools(deps: Deps): DiaryTool[] {
+  return [createTargetTool(deps), listTargetsTool(deps), getTargetTool(deps), updateTargetTool(deps), deleteTargetTool(deps)];
 }

@@ -1,14 +1,13 @@
 /** `list_training_targets` (spec §5.4): the targets among the calendar events, one line each. */
-import type { McpServer } from '@modelcontextprotocol/server';
 import { targetEventLine, targetEvents } from '../../units/calendar.ts';
 import { rangeInput } from '../args/range.ts';
 import { calendarEvents } from '../calendar/events.ts';
-import { defineTool, READ_ONLY } from '../define.ts';
+import { defineTool, READ_ONLY, type DiaryTool } from '../define.ts';
 import { today, type Deps } from '../deps.ts';
 import { textResult } from '../result.ts';
 
-export function registerListTargets(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function listTargetsTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'list_training_targets',
     title: 'List planned workouts',
     description:

@@ -1,15 +1,14 @@
 /** `update_training_target` (spec §5.7): a full replace that carries over the live exercise-target id. */
-import type { McpServer } from '@modelcontextprotocol/server';
 import { exerciseTargetId, targetToWire } from '../../units/target.ts';
-import { defineTool } from '../define.ts';
+import { defineTool, type DiaryTool } from '../define.ts';
 import type { Deps } from '../deps.ts';
 import { jsonResult, textResult, ToolFailure } from '../result.ts';
 import { PHASE_GUIDE } from './guide.ts';
 import { notFound, readTarget, rejection } from './read.ts';
 import { updateInput } from './schema.ts';
 
-export function registerUpdateTarget(server: McpServer, deps: Deps): void {
-  defineTool(server, {
+export function updateTargetTool(deps: Deps): DiaryTool {
+  return defineTool({
     name: 'update_training_target',
     title: 'Replace a planned workout',
     description:

@@ -1,0 +1,88 @@
+import type { Document, Filter, Sort } from 'mongodb';
+import type { SiteQuery } from '../../projections/read-model.ts';
+import { normalizedSearch } from './derive.ts';
+import { SITE_SORTS, siteListIndex, type StreamDocument } from './mongo-documents.ts';
+
+/**
+ * Every query the MongoDB read model makes of its `streams` collection, with the index it
+ * must use. The adapter runs them with that `hint`, and the contract suite runs `explain()`
+ * on each against a real server (an index scan, never a collection scan or an in-memory
+ * sort), so a query added here without an index fails a test instead of a deployment.
+ */
+export type FindSpec = {
+  readonly filter: Filter<StreamDocument>;
+  readonly sort?: Sort;
+  /** The index the query is planned on. */
+  readonly hint: string;
+};
+
+/** Characters a regular expression treats specially, and every control character (a NUL cannot travel inside a BSON regex). */
+const SPECIAL = /[.*+?^${}()|[\]\\\u0000-\u001f\u007f]/g;
+
+/** `text` as a regular expression source matching it literally; control characters as `\xHH`, so none is sent raw. */
+export function literalPattern(text: string): string {
+  return text.replace(SPECIAL, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, '0')}` : `\\${c}`;
+  });
+}
+
+/**
+ * `listSites` as a MongoDB filter, sort and index: the same selection and order as the
+ * SQLite adapter (substring search on lower-cased fields, exact tag, group subtree through
+ * `scope`). The index is chosen by the most selective equality the query has (group, then
+ * tag, else none), and always ends in the requested order.
+ */
+export function siteListQuery(query: SiteQuery): FindSpec {
+  // `hidden` is always constrained (an $in when hidden sites are included) so the indexes' order applies.
+  const filter: Filter<StreamDocument> = { status: 'live', hidden: query.includeHidden ? { $in: [false, true] } : false };
+  if (query.group) filter.scope = query.group;
+  if (query.tag !== undefined) filter.tags = query.tag;
+  const q = normalizedSearch(query.q);
+  if (q !== undefined) {
+    const re = new RegExp(literalPattern(q));
+    filter.$or = [{ titleLc: re }, { slug: re }, { grp: re }, { descLc: re }, { tagsLc: re }];
+  }
+  const by = query.group ? 'scope' : query.tag !== undefined ? 'tag' : 'live';
+  return { filter, sort: SITE_SORTS[query.sort], hint: siteListIndex(by, query.sort) };
+}
+
+/** What `listSites` reads of each match: the index alone answers it when there is no filter but hidden. */
+export const SITE_REF_PROJECTION: Document = { _id: 0, path: 1, revision: 1 };
+
+export const siteByPathQuery = (path: string): FindSpec => ({ filter: { path }, hint: 'site_path' });
+
+export const quarantinedQuery = (): FindSpec => ({ filter: { status: 'quarantined' }, sort: { deletedAt: -1, path: 1 }, hint: 'sites_deleted' });
+
+export const keyByIdQuery = (id: number): FindSpec => ({ filter: { keyId: id }, hint: 'key_id' });
+export const keyByTokenQuery = (tokenHash: string): FindSpec => ({ filter: { tokenHash }, hint: 'key_token' });
+export const keysQuery = (): FindSpec => ({ filter: { keyId: { $exists: true } }, sort: { keyId: 1 }, hint: 'key_id' });
+
+export const connectionByIdQuery = (id: string): FindSpec => ({ filter: { connectionId: id }, hint: 'connection_id' });
+export const connectionsQuery = (): FindSpec => ({
+  filter: { connectionId: { $exists: true } },
+  sort: { createdAt: 1, connectionId: 1 },
+  hint: 'connections_by_created',
+});
+
+export const clientByIdQuery = (clientId: string): FindSpec => ({ filter: { clientId }, hint: 'client_id' });
+
+/** `listExpiredUnusedOAuthClients`: the same selection and order as the SQLite adapter. */
+export const expiredUnusedClientsQuery = (by: string): FindSpec => ({
+  filter: { unusedExpiresAt: { $exists: true, $lte: by } },
+  sort: { unusedExpiresAt: 1, clientId: 1 },
+  hint: 'client_unused_expiry',
+});
+
+/**
+ * The pipeline that answers key lookups: the key documents `spec` selects, each with the
+ * last use its usage stream recorded (joined on `key_use`), in one round trip.
+ */
+export function keysWithUsePipeline(spec: FindSpec, from: string): Document[] {
+  return [
+    { $match: spec.filter },
+    ...(spec.sort ? [{ $sort: spec.sort }] : []),
+    { $lookup: { from, localField: 'keyId', foreignField: 'usedKeyId', as: 'use' } },
+    { $project: { _id: 0, doc: 1, used: { $first: '$use.doc.lastUsedAt' } } },
+  ];
+}

@@ -176,3 +176,50 @@ describe('webhooks', () => {
     expect((await call(svc.url, 'GET', '/api/webhooks', { key: admin })).body.webhooks.length).toBe(before);
   });
 });
+
+describe('webhooks: receivers that misbehave', () => {
+  it('does not follow a redirect (to loopback here): the attempt fails with the 3xx and the target is never asked', async () => {
+    const internal = await startReceiver();
+    receiver.answer = (r) => (r.path === '/moved' ? { status: 302, headers: { location: `${internal.url}/admin` } } : { status: 200 });
+    const made = await create({ url: `${receiver.url}/moved`, events: ['site.published'] });
+    await publish(svc.url, admin, { group: 'moved', slug: 'a', title: 'A' }, { index: '<p>a</p>' });
+    await receiver.waitFor(1, 20_000, to('/moved'));
+    const d = await waitUntil('the failed attempt', async () => {
+      const list = await deliveries(made.body.id);
+      return list[0]?.attempts === 1 ? list[0] : undefined;
+    });
+    expect(d).toMatchObject({ status: 'pending', last_status: 302 });
+    expect(d.last_error).toMatch(/redirects are not followed/);
+    expect(internal.received).toHaveLength(0);
+    await internal.stop();
+    await call(svc.url, 'DELETE', `/api/webhooks/${made.body.id}`, { key: admin });
+  });
+
+  it('a receiver that never answers holds neither the other webhooks nor the projection', async () => {
+    // Answers nothing until the test ends: its delivery waits for the 10 s bound.
+    const slowServer = await import('node:http').then(({ createServer }) =>
+      createServer(() => {
+        /* never answers */
+      }),
+    );
+    await new Promise<void>((r) => slowServer.listen(0, '127.0.0.1', () => r()));
+    const slowUrl = `http://127.0.0.1:${(slowServer.address() as { port: number }).port}/hang`;
+    const slow = await create({ url: slowUrl, events: ['site.published'] });
+    const fast = await create({ url: `${receiver.url}/fast`, events: ['site.published'] });
+    expect([slow.status, fast.status]).toEqual([201, 201]);
+    const started = Date.now();
+    for (const n of [1, 2, 3]) {
+      const t0 = Date.now();
+      expect((await publish(svc.url, admin, { group: 'busy', slug: `x${n}`, title: 'X' }, { index: '<p>x</p>' })).status).toBe(200);
+      expect(Date.now() - t0).toBeLessThan(3_000); // read-your-writes: the projection is not waiting on anyone
+    }
+    const got = await receiver.waitFor(3, 5_000, to('/fast'));
+    expect(got.at(-1)!.at - started).toBeLessThan(5_000);
+    const [stuck] = await deliveries(slow.body.id);
+    expect(stuck.attempts).toBe(0); // its first attempt is still waiting for an answer
+    slowServer.closeAllConnections();
+    slowServer.close();
+    await call(svc.url, 'DELETE', `/api/webhooks/${slow.body.id}`, { key: admin });
+    await call(svc.url, 'DELETE', `/api/webhooks/${fast.body.id}`, { key: admin });
+  }, 30_000);
+});

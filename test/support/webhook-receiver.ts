@@ -7,7 +7,9 @@ export type Received = { readonly path: string; readonly headers: IncomingHttpHe
  * `answer` says (200 by default). `stop()` closes it, `start()` opens it again on the same
  * port (a receiver that was down).
  */
-export async function startReceiver(answer: (req: Received, n: number) => { status: number; headers?: Record<string, string>; body?: string } = () => ({ status: 200 })) {
+export type Answer = { status: number; headers?: Record<string, string>; body?: string; /** answer this late */ delayMs?: number };
+
+export async function startReceiver(answer: (req: Received, n: number) => Answer = () => ({ status: 200 })) {
   const received: Received[] = [];
   let server: Server | undefined;
   let port = 0;
@@ -20,8 +22,10 @@ export async function startReceiver(answer: (req: Received, n: number) => { stat
           const r: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
           received.push(r);
           const a = receiver.answer(r, received.length);
-          res.writeHead(a.status, { 'content-type': 'text/plain', ...a.headers });
-          res.end(a.body ?? '');
+          setTimeout(() => {
+            res.writeHead(a.status, { 'content-type': 'text/plain', ...a.headers });
+            res.end(a.body ?? '');
+          }, a.delayMs ?? 0);
         });
       });
       server.once('error', reject);

@@ -70,6 +70,7 @@ export async function sendDelivery(deps: SendDeps, delivery: DeliveryRecord): Pr
 
 function describeAnswer(status: number, headers: Readonly<Record<string, string>>, body: Uint8Array): string {
   if (status >= 300 && status < 400) return `answered ${status} (redirects are not followed${headers.location ? `: to ${headers.location.slice(0, 100)}` : ''})`;
+  // The status is the delivery's `last_status`; this is what the receiver said with it.
   const text = Buffer.from(body.subarray(0, ANSWER_EXCERPT * 4)).toString('utf8').replace(/\s+/g, ' ').trim().slice(0, ANSWER_EXCERPT);
-  return `answered ${status}${text ? `: ${text}` : ''}`;
+  return text || `answered ${status} with no body`;
 }

@@ -79,7 +79,8 @@ describe('webhooks', () => {
       const d = await deliveries(made.body.id);
       return d[0]?.attempts === 1 ? d[0] : undefined;
     });
-    expect(after).toMatchObject({ status: 'pending', attempts: 1, last_status: 503, last_error: 'answered 503: busy' + after.last_error.slice('answered 503: busy'.length) });
+    expect(after).toMatchObject({ status: 'pending', attempts: 1, last_status: 503 });
+    expect(after.last_error).toMatch(/^busy \d+$/); // what the receiver said
     expect(Date.parse(after.next_attempt_at) - Date.parse(after.last_attempt_at)).toBeGreaterThanOrEqual(1_500);
     const got = await receiver.waitFor(3, 30_000, to('/flaky'));
     expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);

@@ -1,5 +1,5 @@
 /**
- * The allowed arrows between the folders (README, "Design"; shared DESIGN.md, "Folder
+ * The allowed arrows between the folders (docs/explanation/design.md, "Folders and who may import whom"; shared DESIGN.md, "Folder
  * layout"). `npm run check:boundaries` prints violations; test/unit/boundaries.test.ts
  * runs the same check, so `npm test` (and CI) fails on one.
  */

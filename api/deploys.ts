@@ -58,7 +58,7 @@ function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (a
     const identity = await authenticate(api, ctx);
     try {
       const { site, revision, unchanged } = await publishDeploy(api.deps, identity, ctx.params.id!);
-      const json = siteJson(api, site);
+      const json = siteJson(api, site, identity);
       ctx.body = { url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged } satisfies PublishResult;
     } catch (err) {
       // Spec §10: the 409 names what is still missing, so a client can upload exactly that.

@@ -42,12 +42,12 @@ export function ingestRouter(api: ApiContext): Router {
     authorize(identity, 'rollback', address);
     const site = await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx)));
     noteWrite(ctx, { revision: site.live.id });
-    ctx.body = siteJson(api, site);
+    ctx.body = siteJson(api, site, identity);
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/restore', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)));
+    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)), identity);
   });
 
   siteRoute(r, 'POST', '/ingest/sites/*path/purge', async (ctx) => {
@@ -60,7 +60,7 @@ export function ingestRouter(api: ApiContext): Router {
     const identity = await requireKey(api, ctx);
     const address = sitePathParam(ctx);
     authorize(identity, 'patch', address);
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
+    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))), identity);
   });
 
   siteRoute(r, 'DELETE', '/ingest/sites/*path', async (ctx) => {

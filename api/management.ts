@@ -51,16 +51,17 @@ export function managementRouter(api: ApiContext): Router {
   });
 
   // Listing bodies by query, valid while the read model's checkpoint stays (SiteListCache
-  // says why that is exact). The answer depends on the normalized query only (hidden sites
-  // are in it for admins who asked, never otherwise, whoever asks) and on the site URLs;
-  // the whole query is the key, so a filter added to it later is part of the key too.
+  // says why that is exact). The answer depends on the normalized query (hidden sites are
+  // in it for admins who asked, never otherwise, whoever asks), on the site URLs and on
+  // whether the reader is an admin (`updated_by`); the whole query is the key, so a filter
+  // added to it later is part of the key too.
   const listings = new SiteListCache(LISTING_CACHE_BYTES);
   const checkpoint = () => api.deps.readModel.checkpoint();
   r.get('/api/sites', async (ctx) => {
     const identity = await requireUser(api, ctx);
     const query = parseSiteQuery(ctx.query, isAdmin(identity));
-    const key = JSON.stringify([query, siteUrlProbe(api)]);
-    const body = await listings.answer(checkpoint, key, async () => siteListBody(api, await api.deps.readModel.listSites(query)));
+    const key = JSON.stringify([query, siteUrlProbe(api), isAdmin(identity)]);
+    const body = await listings.answer(checkpoint, key, async () => siteListBody(api, await api.deps.readModel.listSites(query), identity));
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = body; // SitesResponse, serialized by siteListBody
   });
@@ -72,18 +73,18 @@ export function managementRouter(api: ApiContext): Router {
 
   // The trash. Registered before `/api/sites/*path` so `deleted` is never read as a slug.
   r.get('/api/sites/deleted', async (ctx) => {
-    await requireAdmin(api, ctx);
+    const identity = await requireAdmin(api, ctx);
     const sites = await api.deps.readModel.listQuarantined();
     // When the quarantine job purges each one (it runs every minute or so, so at most that much later).
     const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + api.config.deletedSiteTtlMs).toISOString();
     ctx.body = {
-      sites: sites.map((d) => ({ ...siteJson(api, d), ...(d.deletedAt ? { purge_at: purgeAt(d.deletedAt) } : {}) })),
+      sites: sites.map((d) => ({ ...siteJson(api, d, identity), ...(d.deletedAt ? { purge_at: purgeAt(d.deletedAt) } : {}) })),
       count: sites.length,
     } satisfies TrashResponse;
   });
   siteRoute(r, 'POST', '/api/sites/deleted/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
-    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)));
+    ctx.body = siteJson(api, await restoreSite(api.deps, identity, sitePathParam(ctx)), identity);
   });
   siteRoute(r, 'DELETE', '/api/sites/deleted/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
@@ -163,17 +164,17 @@ export function managementRouter(api: ApiContext): Router {
     const address = sitePathParam(ctx);
     const site = await rollbackSite(api.deps, identity, address, parseRollback(await readJson(ctx)));
     noteWrite(ctx, { revision: site.live.id });
-    ctx.body = siteJson(api, site);
+    ctx.body = siteJson(api, site, identity);
   });
 
   siteRoute(r, 'GET', '/api/sites/*path', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    ctx.body = siteJson(api, await visibleSite(api.deps, identity, sitePathParam(ctx)));
+    ctx.body = siteJson(api, await visibleSite(api.deps, identity, sitePathParam(ctx)), identity);
   });
   siteRoute(r, 'PATCH', '/api/sites/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);
     const address = sitePathParam(ctx);
-    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))));
+    ctx.body = siteJson(api, await patchSite(api.deps, identity, address, parsePatch(await readJson(ctx))), identity);
   });
   siteRoute(r, 'DELETE', '/api/sites/*path', async (ctx) => {
     const identity = await requireAdmin(api, ctx);

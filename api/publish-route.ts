@@ -8,6 +8,6 @@ import { siteJson } from './site-json.ts';
 /** Runs a multipart publish and shapes the `PublishResult` (spec §4). */
 export async function handlePublishRequestFor(api: ApiContext, ctx: Context, identity: Identity): Promise<PublishResult> {
   const { site, revision, unchanged } = await handlePublishRequest(api, ctx, identity);
-  const json = siteJson(api, site);
+  const json = siteJson(api, site, identity);
   return { url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged };
 }

@@ -1,3 +1,4 @@
+import { isAdmin, type Identity } from '../domain/auth.ts';
 import type { RevisionInfo } from '../domain/events.ts';
 import { revisionTime } from '../domain/revision-id.ts';
 import type { KeyDoc, SiteDoc } from '../projections/documents.ts';
@@ -11,7 +12,19 @@ import type { Site } from './schemas/site.ts';
 /** The API `Site` object (seed table + spec §3), as its schema defines it: absent optional fields are omitted. */
 export type SiteJson = Site;
 
-export function siteJson(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc): SiteJson {
+/**
+ * `updated_by` names admin keys and users: like the audit history (`GET …/events`), only
+ * admins see it. Everyone else (publish keys, viewers, MCP connections) gets the time alone.
+ */
+type Audience = 'admin' | 'member';
+const audienceOf = (reader: Identity): Audience => (isAdmin(reader) ? 'admin' : 'member');
+
+/** The `Site` as `reader` may see it. */
+export function siteJson(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc, reader: Identity): SiteJson {
+  return siteJsonFor(api, doc, audienceOf(reader));
+}
+
+function siteJsonFor(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc, audience: Audience): SiteJson {
   const m = doc.meta;
   return {
     id: doc.siteId,
@@ -28,7 +41,7 @@ export function siteJson(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc): SiteJs
     ...(doc.live.favicon ? { has_favicon: true } : {}),
     created_at: doc.createdAt,
     updated_at: doc.updatedAt,
-    ...(doc.updatedBy ? { updated_by: doc.updatedBy } : {}),
+    ...(doc.updatedBy && audience === 'admin' ? { updated_by: doc.updatedBy } : {}),
     ...(doc.deletedAt ? { deleted_at: doc.deletedAt } : {}),
     url: api.siteUrl({ group: doc.group, slug: doc.slug }),
   };
@@ -43,17 +56,17 @@ export function siteJson(api: Pick<ApiContext, 'siteUrl'>, doc: SiteDoc): SiteJs
  * domain, public port) shapes around the site's own labels: each entry remembers the URL
  * of a fixed probe site made alongside it, and is remade when that differs.
  */
-const siteBytes = new WeakMap<SiteDoc, { readonly probe: string; readonly bytes: Buffer }>();
+const siteBytes: Record<Audience, WeakMap<SiteDoc, { readonly probe: string; readonly bytes: Buffer }>> = { admin: new WeakMap(), member: new WeakMap() };
 const PROBE = { group: '', slug: 'probe' } as const;
 
 /** What every site URL depends on besides the site itself (see `siteBytes`). */
 export const siteUrlProbe = (api: Pick<ApiContext, 'siteUrl'>): string => api.siteUrl(PROBE);
 
-function siteJsonBytes(api: Pick<ApiContext, 'siteUrl'>, probe: string, doc: SiteDoc): Buffer {
-  const hit = siteBytes.get(doc);
+function siteJsonBytes(api: Pick<ApiContext, 'siteUrl'>, probe: string, doc: SiteDoc, audience: Audience): Buffer {
+  const hit = siteBytes[audience].get(doc);
   if (hit && hit.probe === probe) return hit.bytes;
-  const bytes = Buffer.from(JSON.stringify(siteJson(api, doc)));
-  siteBytes.set(doc, { probe, bytes });
+  const bytes = Buffer.from(JSON.stringify(siteJsonFor(api, doc, audience)));
+  siteBytes[audience].set(doc, { probe, bytes });
   return bytes;
 }
 
@@ -71,9 +84,10 @@ const NODE_END = Buffer.from(']}');
  * site's bytes in one copy (the page's sites are among the tree's). Joining 10,000 strings
  * and encoding the result took twice as long as the tree itself.
  */
-export function siteListBody(api: Pick<ApiContext, 'siteUrl'>, result: SiteListResult): Buffer {
+export function siteListBody(api: Pick<ApiContext, 'siteUrl'>, result: SiteListResult, reader: Identity): Buffer {
   const probe = siteUrlProbe(api);
-  const json = (doc: SiteDoc) => siteJsonBytes(api, probe, doc);
+  const audience = audienceOf(reader);
+  const json = (doc: SiteDoc) => siteJsonBytes(api, probe, doc, audience);
   const parts: Buffer[] = [SITES];
   list(parts, result.page.map(json));
   parts.push(TREE);

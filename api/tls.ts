@@ -9,12 +9,14 @@ import { inCidrs } from './ip.ts';
  * not. Only the TLS proxy asks, so only peers in SITES_TRUSTED_PROXIES get an answer;
  * anyone else gets the 404 of an endpoint that does not exist (the list of live sites is
  * not for them to probe, even though their hosts are public). A request that a proxy relays
- * for someone else (it names a client in `X-Forwarded-For`, `Forwarded` or `Via`) is not the
- * proxy asking, and is answered like an outsider's.
+ * for someone else (it carries any header a proxy or CDN adds for its client: see RELAYED)
+ * is not the proxy asking, and is answered like an outsider's.
  */
+const RELAYED = ['x-forwarded-for', 'forwarded', 'via', 'x-real-ip', 'true-client-ip', 'cf-connecting-ip', 'x-forwarded-host', 'x-forwarded-proto'];
+
 export function tlsAskRoute(api: Pick<ApiContext, 'deps' | 'config'>, names: CertificateNames): Middleware {
   return async (ctx) => {
-    const relayed = ctx.get('x-forwarded-for') || ctx.get('forwarded') || ctx.get('via');
+    const relayed = RELAYED.some((name) => ctx.get(name) !== '');
     if (relayed || !inCidrs(ctx.req.socket.remoteAddress, api.config.trustedProxies)) {
       ctx.status = 404;
       ctx.body = { error: 'no such endpoint', code: 'not_found' };

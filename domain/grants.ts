@@ -56,7 +56,7 @@ export function assertCanonicalTarget(target: string): void {
   if (labels.length > MAX_DEPTH) throw new ValidationError(`grant target ${JSON.stringify(target)} is deeper than ${MAX_DEPTH} labels`);
   for (const label of labels) {
     if (label === '') throw new ValidationError(`grant target ${JSON.stringify(target)} has an empty label (a leading, trailing or doubled slash)`);
-    assertLabel(label, `grant target ${JSON.stringify(target)}: label`);
+    assertLabel(label, `grant target ${JSON.stringify(target)}: label`, label.includes('.') ? '; labels are separated by "/", not "." (the group "docs/previews" is served at ….previews.docs.<base>)' : '');
   }
 }
 

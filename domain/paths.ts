@@ -25,12 +25,32 @@ export function isLabel(value: string): boolean {
   return value.length <= MAX_LABEL_LENGTH && LABEL.test(value);
 }
 
-export function assertLabel(value: string, what: string): void {
-  if (!isLabel(value)) {
-    throw new ValidationError(
-      `${what} ${JSON.stringify(value)} is not a valid label (lowercase letters, digits and inner hyphens, at most 63 characters)`,
-    );
-  }
+const LABEL_RULE = 'lowercase letters, digits and inner hyphens, at most 63 characters';
+
+export function assertLabel(value: string, what: string, hint = ''): void {
+  if (!isLabel(value)) throw new ValidationError(`${what} ${JSON.stringify(value)} is not a valid label (${LABEL_RULE})${hint}`);
+}
+
+/**
+ * Why a group label is wrong when it looks like a host name or a path written the wrong way:
+ * people write the group as it reads in the host (`previews.docs`), but a group is written
+ * outside-in with `/` (`docs/previews`, served at `….previews.docs.<base>`).
+ */
+function groupHint(group: string): string {
+  if (!group.includes('.')) return '';
+  const labels = group.split('.');
+  if (group.includes('/') || labels.length > MAX_DEPTH - 1 || !labels.every(isLabel)) return ': labels are separated by "/", not "."';
+  return `: labels are separated by "/", not "."; a site served at <slug>.${group}.<base> has the group "${[...labels].reverse().join('/')}"`;
+}
+
+/** Why a slug is wrong when it holds a whole address (`app.docs`, `docs/app`): the group goes in its own field. */
+function slugHint(slug: string): string {
+  const host = slug.includes('.') && !slug.includes('/');
+  const labels = host ? slug.split('.') : slug.split('/');
+  if (labels.length < 2 || labels.length > MAX_DEPTH || !labels.every(isLabel)) return '';
+  const [own, group] = host ? [labels[0]!, labels.slice(1).reverse().join('/')] : [labels[labels.length - 1]!, labels.slice(0, -1).join('/')];
+  const where = host ? `the site served at ${slug}.<base>` : `the site ${slug}`;
+  return `: a slug is one label, and the group is its own field: ${where} is "group": "${group}", "slug": "${own}" (full path ${group}/${own})`;
 }
 
 /** Parses and validates a group path such as `""`, `docs` or `grp/sub`. */
@@ -40,14 +60,14 @@ export function parseGroup(group: string): string[] {
   if (labels.length > MAX_DEPTH - 1) {
     throw new ValidationError(`group ${JSON.stringify(group)} has more than ${MAX_DEPTH - 1} labels`);
   }
-  for (const label of labels) assertLabel(label, 'group label');
+  for (const label of labels) assertLabel(label, 'group label', groupHint(group));
   return labels;
 }
 
 /** Builds a validated address from separate group and slug values (publish `meta`). */
 export function siteAddress(group: string, slug: string): SiteAddress {
   parseGroup(group);
-  assertLabel(slug, 'slug');
+  assertLabel(slug, 'slug', slugHint(slug));
   if (RESERVED_SLUGS.has(slug)) {
     throw new ValidationError(`slug ${JSON.stringify(slug)} is reserved`);
   }

@@ -90,10 +90,11 @@ export type OutboundRefusal = {
   /**
    * `url`: not an absolute URL, or one with user info; `scheme`: not https (http only with
    * the private switch); `address`: the host is, or resolves to, a non-public address;
-   * `dns`: the name does not resolve; `timeout`; `too_large`: the answer is over the bound;
-   * `network`: connection, TLS or protocol failure.
+   * `dns`: the name does not resolve; `busy`: too many name lookups are in flight (refused
+   * at once, not queued: try again later); `timeout`; `too_large`: the answer is over the
+   * bound; `network`: connection, TLS or protocol failure.
    */
-  readonly reason: 'url' | 'scheme' | 'address' | 'dns' | 'timeout' | 'too_large' | 'network';
+  readonly reason: 'url' | 'scheme' | 'address' | 'dns' | 'busy' | 'timeout' | 'too_large' | 'network';
   /** One sentence for logs, delivery records and error pages. */
   readonly message: string;
 };

@@ -38,6 +38,8 @@ import { auditTo, createLogger, type Logger } from './log.ts';
 import { clientRoute } from './client-bundle.ts';
 import { startLeaderJob } from './leader-job.ts';
 import { portalMiddleware } from './portal.ts';
+import { docsMiddleware } from './docs/site.ts';
+import { projectRoot } from './root.ts';
 import { Projector } from './projector.ts';
 import { serveSite } from './serve-site.ts';
 import { startWebhookSender } from './webhook-sender.ts';
@@ -191,6 +193,8 @@ export async function apexApp(service: Service): Promise<Koa> {
     app.use(r.allowedMethods());
   }
   app.use(clientRoute(() => service.api.apexOrigin()));
+  // The docs of the running version, linked from the portal's header (host/docs/site.ts says why here).
+  app.use(docsMiddleware(projectRoot));
   app.use(portalMiddleware([service.config.baseDomain, ...service.config.aliasDomains]));
   return app;
 }

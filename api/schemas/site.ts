@@ -19,7 +19,7 @@ export const Site = z
     has_favicon: z.boolean().optional().meta({ description: 'present when a favicon was detected at publish time' }),
     created_at: Timestamp,
     updated_at: Timestamp.meta({ description: 'when the site last changed: a publish, rollback, metadata edit, unpublish or restore' }),
-    updated_by: Actor.optional().meta({ description: 'who made the change of updated_at, as the site’s events name them' }),
+    updated_by: Actor.optional().meta({ description: 'who made the change of updated_at, as the site’s events name them; only in answers to admins (like the audit history, it names admin keys and users)' }),
     deleted_at: Timestamp.optional().meta({ description: 'only on quarantined sites' }),
     purge_at: Timestamp.optional().meta({ description: 'only in the trash listing: when the site is purged automatically (deleted_at + SITES_DELETED_SITE_TTL)' }),
     url: z.url().meta({ description: 'canonical https://<site host>/ (read-only)' }),

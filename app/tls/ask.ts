@@ -42,7 +42,7 @@ export function certificateAllowed(host: HostKind, names: CertificateNames, fact
       return !host.direct;
     // A site's host, while the site is live (quarantined and purged ones are not). Under a
     // control domain of its own nothing is a site host: sites live under the base domain, and
-    // the names beneath the control domain are the portal's neighbours (README, Security).
+    // the names beneath the control domain are the portal's neighbours (docs/explanation/security.md).
     case 'site':
       if (host.apex === names.controlDomain && names.controlDomain !== names.baseDomain) return false;
       return facts.liveSite(fullPath(host.address));

@@ -1,12 +1,11 @@
-import { lookup } from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { OutboundHttp, OutboundRefusal, OutboundRequest, OutboundResponse } from '../../domain/ports.ts';
 import { classifyAddress } from './address-policy.ts';
+import { LookupsBusy, privateResolver, publicResolver, type Resolver } from './dns.ts';
 
-/** Resolves a host name to every address it has now (dns.lookup: what the OS resolver answers). */
-export type Resolver = (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+export type { Resolver } from './dns.ts';
 
 export type OutboundOptions = {
   /**
@@ -21,9 +20,9 @@ export type OutboundOptions = {
   readonly userAgent?: string;
   /** Tests only: a resolver standing in for DNS. */
   readonly resolve?: Resolver;
+  /** Tests only: the name servers the public resolver asks instead of /etc/resolv.conf's. */
+  readonly nameServers?: readonly string[];
 };
-
-const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
 /** A destination that passed the checks: the URL and the one address the connection goes to. */
 type Destination = { readonly url: URL; readonly hostname: string; readonly address: string };
@@ -40,9 +39,13 @@ const refusal = (reason: OutboundRefusal['reason'], message: string): { ok: fals
  * is not decompressed (`Accept-Encoding: identity`), so `maxBytes` bounds what is held.
  */
 export function createOutbound(opts: OutboundOptions): OutboundHttp {
-  const resolve = opts.resolve ?? systemResolver;
+  // Names resolve through the name servers, cancellably (dns.ts). With the private switch,
+  // names of the operator's own network (/etc/hosts, mDNS) must resolve too, and only the
+  // operating system's lookup knows them.
+  const servers = opts.nameServers ? { servers: opts.nameServers } : {};
+  const resolve = opts.resolve ?? (opts.allowPrivate ? privateResolver(servers) : publicResolver(servers));
 
-  async function destination(raw: string, aborted: Promise<never>): Promise<{ ok: true; dest: Destination } | { ok: false; refusal: OutboundRefusal }> {
+  async function destination(raw: string, clock: Deadline): Promise<{ ok: true; dest: Destination } | { ok: false; refusal: OutboundRefusal }> {
     let url: URL;
     try {
       url = new URL(raw);
@@ -59,9 +62,10 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
       addresses = [{ address: hostname }];
     } else {
       try {
-        addresses = await Promise.race([resolve(hostname), aborted]);
+        addresses = await Promise.race([resolve(hostname, { signal: clock.signal, timeoutMs: clock.left() }), clock.aborted]);
       } catch (err) {
-        if (err instanceof Timeout) throw err;
+        if (err instanceof Timeout || clock.signal.aborted) throw new Timeout();
+        if (err instanceof LookupsBusy) return refusal('busy', err.message);
         return refusal('dns', `${hostname} does not resolve (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
       }
       if (addresses.length === 0) return refusal('dns', `${hostname} does not resolve`);
@@ -138,7 +142,7 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
     async check(url) {
       const clock = deadline(opts.timeoutMs);
       try {
-        const result = await destination(url, clock.aborted);
+        const result = await destination(url, clock);
         return result.ok ? undefined : result.refusal;
       } catch (err) {
         if (err instanceof Timeout) return { reason: 'timeout', message: `the name did not resolve in ${opts.timeoutMs} ms` };
@@ -152,7 +156,7 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
       const maxBytes = Math.min(req.maxBytes ?? opts.maxBytes, opts.maxBytes);
       const clock = deadline(timeoutMs);
       try {
-        const checked = await destination(req.url, clock.aborted);
+        const checked = await destination(req.url, clock);
         if (!checked.ok) return checked;
         return await send(checked.dest, req, maxBytes, clock.signal);
       } catch (err) {
@@ -165,9 +169,14 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
   };
 }
 
-/** One deadline for a whole request: aborts the connection and rejects `aborted` (DNS lookups cannot be cancelled). */
+/**
+ * One deadline for a whole request: aborts `signal` (the name lookup, the connection) and
+ * rejects `aborted` (for what does not stop on the signal, like `dns.lookup`).
+ */
+type Deadline = ReturnType<typeof deadline>;
 function deadline(ms: number) {
   const controller = new AbortController();
+  const end = Date.now() + ms;
   let timer: NodeJS.Timeout | undefined;
   const aborted = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -176,7 +185,7 @@ function deadline(ms: number) {
     }, ms);
   });
   aborted.catch(() => undefined);
-  return { aborted, signal: controller.signal, clear: () => clearTimeout(timer) };
+  return { aborted, signal: controller.signal, left: () => Math.max(0, end - Date.now()), clear: () => clearTimeout(timer) };
 }
 
 class Timeout extends Error {}

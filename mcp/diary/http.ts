@@ -97,6 +97,7 @@ export function createDiaryFetch(factory: () => McpServer, opts: HttpOptions = H
     async fetch(req) {
       const refused = guard(req);
       if (refused) return refused;
+      if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return jsonRpcError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`);
       const { pathname } = new URL(req.url);
       if (pathname === '/healthz' && req.method === 'GET') return new Response('ok', { status: 200 });
       if (pathname !== '/mcp') return new Response('Not found', { status: 404 });
@@ -130,6 +131,9 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   } as RequestInit);
 }
 
+/** Bound of one request body: MCP messages are small JSON documents (a tool call with a long note is a few KB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 /**
  * The body, read in full on the first read and not before: a request the guard
  * refuses is answered with its body untouched, which Node then discards, so the
@@ -140,7 +144,17 @@ function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
     {
       async pull(c) {
         const chunks: Buffer[] = [];
-        for await (const chunk of req) chunks.push(chunk as Buffer);
+        let bytes = 0;
+        for await (const chunk of req) {
+          bytes += (chunk as Buffer).length;
+          // A chunked body has no Content-Length to refuse up front: stop reading at the bound.
+          if (bytes > MAX_BODY_BYTES) {
+            req.destroy();
+            c.error(new Error(`the request body is larger than ${MAX_BODY_BYTES} bytes`));
+            return;
+          }
+          chunks.push(chunk as Buffer);
+        }
         c.enqueue(Buffer.concat(chunks));
         c.close();
       },

@@ -46,6 +46,8 @@ function drawTopbar(me: Me | undefined): void {
         me.is_admin && link('/keys', 'API Keys', route.name === 'keys'),
         me.is_admin && me.mcp_enabled && link('/connections', 'Connections', route.name === 'connections'),
       ),
+    // The docs are served by the service itself (/docs/, host/docs/site.ts): a full page load, not a portal route.
+    h('a', { class: 'docs-link', href: '/docs/' }, 'Docs'),
     me &&
       h(
         'span',

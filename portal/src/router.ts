@@ -42,7 +42,8 @@ export function startRouter(onChange: Listener): void {
     if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     const a = (e.target as Element).closest?.('a');
     if (!a || a.hasAttribute('download') || a.target || a.origin !== location.origin) return;
-    if (a.pathname.startsWith('/api/') || a.hash && a.pathname === location.pathname) return;
+    // The API and the docs (/docs/, served by the service, not the portal) load as pages of their own.
+    if (a.pathname.startsWith('/api/') || a.pathname === '/docs' || a.pathname.startsWith('/docs/') || (a.hash && a.pathname === location.pathname)) return;
     e.preventDefault();
     navigate(a.pathname + a.search);
   });

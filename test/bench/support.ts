@@ -180,7 +180,7 @@ export async function writtenBytes(pid: number): Promise<number> {
 }
 
 /**
- * Publishes an archive file with curl, the client the README gives for CI: the multipart
+ * Publishes an archive file with curl, the client the CI recipes use (docs/how-to/publish-from-ci.md): the multipart
  * body is streamed from disk, and curl's own `time_total` is the publish time. A Node
  * http client streaming the same file spends ~0.3 s of CPU on this 2-CPU machine
  * (measured), which the service then lacks; curl spends a few milliseconds.

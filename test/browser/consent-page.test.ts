@@ -16,7 +16,7 @@ import { DocumentServer } from '../support/metadata-docs.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { createTestPki } from '../support/tls.ts';
 import { startAuthProxy, type AuthProxy } from './auth-proxy.ts';
-import { chromiumAvailable, launch, SCREENSHOTS, watchErrors } from './support.ts';
+import { chromiumAvailable, launch, page as sitePage, publishOk, SCREENSHOTS, watchErrors } from './support.ts';
 
 const SIZES = [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const;
 
@@ -63,6 +63,11 @@ describe.skipIf(!chromiumAvailable())('MCP consent page in the browser', () => {
     callback = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (url.pathname === '/callback') received.push(url.searchParams); // not the browser's favicon request
+      // The MCP host's own web page, on another origin: a link to the authorization URL.
+      if (url.pathname === '/host') {
+        const to = (url.searchParams.get('to') ?? '').replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+        return void res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<!doctype html><title>Host</title><a id="connect" href="${to}">Connect to Sites</a>`);
+      }
       res.end('back in the application');
     });
     await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
@@ -141,5 +146,44 @@ describe.skipIf(!chromiumAvailable())('MCP consent page in the browser', () => {
       expect(await page.locator('main').innerText()).toMatch(/invalid_client/);
     });
     expect(received.length).toBe(before);
+  });
+
+  test('attack: a published page loads the consent URL with the approver\'s sign-in (img, script, iframe, prefetch, fetch): nothing fetched; the host\'s link still opens the consent', async () => {
+    const attacker = await svc.createKey(['--name', 'attacker', '--grant', 'evil:publish']);
+    const kinds = ['img', 'script', 'iframe', 'prefetch', 'fetch'] as const;
+    const ids = Object.fromEntries(kinds.map((k) => [k, docs.json(`/oauth/loaded-${k}.json`, (url) => ({ client_id: url, redirect_uris: [callbackUrl] }), { 'Cache-Control': 'no-store' })]));
+    const url = (k: (typeof kinds)[number]) => JSON.stringify(authorizeUrl(ids[k]!));
+    const body = [
+      `<img src=${url('img')}>`,
+      `<script src=${url('script')}></script>`,
+      `<iframe src=${url('iframe')}></iframe>`,
+      `<link rel="prefetch" href=${url('prefetch')}>`,
+      `<script>fetch(${url('fetch')}, { mode: 'no-cors', credentials: 'include' }).catch(() => undefined).finally(() => { document.title = 'sent'; });</script>`,
+    ].join('');
+    await publishOk(svc.url, attacker, { group: 'evil', slug: 'pixel', title: 'Pixel', files: { 'index.html': sitePage('Pixel', body) } });
+    const ctx = await browser.newContext();
+    try {
+      const page = await ctx.newPage();
+      // What the browser sent (some answers are withheld from the page: ORB, opaque responses).
+      const sent = new Set<string>();
+      ctx.on('request', (r) => {
+        if (r.url().includes('/mcp/oauth/authorize')) sent.add(new URL(r.url()).searchParams.get('client_id')!);
+      });
+      await page.goto(`http://pixel.evil.localhost:${new URL(proxy.url).port}/`);
+      await page.waitForFunction(() => document.title === 'sent');
+      // The browser did send them with the approver's sign-in (a prefetch may not be sent at all)…
+      await expect.poll(() => ['img', 'script', 'iframe', 'fetch'].filter((k) => sent.has(ids[k]!))).toEqual(['img', 'script', 'iframe', 'fetch']);
+      await page.waitForLoadState('networkidle');
+      // …and none made the service fetch a document.
+      for (const k of kinds) expect(docs.count(`/oauth/loaded-${k}.json`), k).toBe(0);
+
+      // The host's page on its own origin sends the person over with a plain link.
+      await page.goto(`${callbackUrl.replace('/callback', '/host')}?to=${encodeURIComponent(authorizeUrl(ids.img!))}`);
+      await page.click('#connect');
+      await page.getByRole('button', { name: 'Approve' }).waitFor();
+      expect(docs.count('/oauth/loaded-img.json')).toBe(1);
+    } finally {
+      await ctx.close();
+    }
   });
 });

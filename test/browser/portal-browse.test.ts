@@ -192,9 +192,17 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await vp.getByRole('button', { name: 'Publish a site' }).count()).toBe(0);
     expect(await vp.locator('nav[aria-label=Main] a').allTextContents()).toEqual(['Sites']);
     expect(await vp.locator('.hidden-badge').count()).toBe(0);
+    // When a site changed, not who changed it (that names admin keys and users: admins only).
+    for (const view of ['Cards', 'Table']) {
+      await vp.getByRole('button', { name: view, exact: true }).click();
+      await eventually(() => vp.locator('main').innerText()).toMatch(/ago|today|\d{4}-\d\d-\d\d/);
+      expect(await vp.locator('.who, .by').count(), view).toBe(0);
+      expect(await vp.locator('main').innerText(), view).not.toMatch(/by key|by admin/);
+    }
 
     await vp.goto(`${asViewer.url}/sites/docs/guide`);
     await vp.locator('.file-tree button.file').first().waitFor();
+    expect(await vp.locator('main').innerText()).not.toMatch(/by key|by admin/);
     expect(await vp.locator('.actions[aria-label="Admin actions"]').count()).toBe(0);
     expect(await vp.getByRole('tab').allTextContents()).toEqual(['Files', 'Compare', 'Storage']);
     // without the (admin-only) history, a revision is named by its publish time

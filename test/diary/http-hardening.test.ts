@@ -202,3 +202,46 @@ describe('DIARY_ALLOWED_HOSTS', { timeout: 5000 }, () => {
     }
   });
 });
+
+describe('request bodies are bounded', { timeout: 10_000 }, () => {
+  const host = () => `127.0.0.1:${port}`;
+  const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } };
+  const headers = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' };
+
+  it('a body declared over 1 MiB is refused with 413 before it is read', async () => {
+    const padded = JSON.stringify({ ...listTools, params: { ...listTools.params, pad: 'x'.repeat(2 * 1024 * 1024) } });
+    const r = await fetchWithHost(host())(endpoint.url, {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
+      body: padded,
+    });
+    expect(r.status).toBe(413);
+    expect(await r.text()).toContain('larger than 1048576 bytes');
+  });
+
+  it('a chunked body past 1 MiB is cut off, and the server keeps answering', async () => {
+    const sent = await new Promise<number | 'reset'>((resolve) => {
+      const req = request(endpoint.url, {
+        method: 'POST',
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', host: host(), ...headers },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', () => resolve('reset'));
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let written = 0;
+      const pump = (): void => {
+        while (written < 8 * 1024 * 1024) {
+          written += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      req.on('socket', pump);
+    });
+    expect(sent === 'reset' || sent >= 400).toBe(true);
+    expect((await post(host(), listTools, headers)).status).toBe(200);
+  });
+});

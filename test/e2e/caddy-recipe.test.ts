@@ -252,6 +252,21 @@ describe.skipIf(!caddyAvailable())('deploy/Caddyfile in front of the real servic
     expect(passed[0]!.headers['remote-user']).toBeUndefined();
   });
 
+  it('attack: a query string on the apex does not reach the sign-in service (authelia_url would choose where people are sent to sign in)', async () => {
+    const before = auth.calls.length;
+    const path = '/api/me?authelia_url=https://evil.example/&rd=https://evil.example/';
+    for (const cookie of [SIGNED_IN, 'none']) {
+      const res = await get(BASE, path, { Cookie: cookie });
+      expect(res.status, cookie).toBe(cookie === SIGNED_IN ? 200 : 401);
+    }
+    const asked = auth.calls.slice(before);
+    expect(asked.map((c) => c.url)).toEqual(['/api/authz/forward-auth', '/api/authz/forward-auth']);
+    // The address the person asked for still reaches it, as the page to come back to.
+    expect(asked.map((c) => c.headers['x-forwarded-uri'])).toEqual([path, path]);
+    // And the service still gets the request's own query.
+    expect(tap.seen(path)).toHaveLength(1);
+  });
+
   it('machine paths and keys pass without a sign-in and never carry an identity', async () => {
     for (const path of ['/healthz', '/ingest/sites/docs/nothing/revisions', '/.well-known/oauth-authorization-server', '/cli/sites.mjs', '/api/openapi.json']) {
       const res = await get(BASE, path, { 'Remote-User': 'admin' });

@@ -1,5 +1,5 @@
 /**
- * docs/https.md is meant to be pasted: the files its blocks write must be what the service and
+ * docs/how-to/https.md is meant to be pasted: the files its blocks write must be what the service and
  * Debian's Caddy accept, and agree with each other (the service's listen address is what Caddy
  * proxies to and asks; Caddy's peer address is the trusted proxy; the unit starts Node with the
  * flags `npm start` uses). The running setup itself is test/e2e/caddy-recipe.test.ts.
@@ -20,7 +20,7 @@ const exec = promisify(execFile);
 
 /** The files the guide writes with `cat > FILE <<'EOF'` (or `>>`), by path, in order. */
 async function guideFiles(): Promise<Map<string, { text: string; append: boolean }>> {
-  const guide = await readFile(join(ROOT, 'docs', 'https.md'), 'utf8');
+  const guide = await readFile(join(ROOT, 'docs', 'how-to', 'https.md'), 'utf8');
   const files = new Map<string, { text: string; append: boolean }>();
   for (const m of guide.matchAll(/^cat (>>?) (\S+) <<'EOF'\n([\s\S]*?)\nEOF$/gm)) files.set(m[2]!, { text: `${m[3]!}\n`, append: m[1] === '>>' });
   return files;
@@ -33,7 +33,7 @@ function envOf(text: string, prefix = ''): Record<string, string> {
   return out;
 }
 
-describe('docs/https.md, pasted', () => {
+describe('docs/how-to/https.md, pasted', () => {
   it("writes a service environment the service accepts, and a unit that starts it like npm start", async () => {
     const files = await guideFiles();
     const env = envOf(files.get('/etc/sites.env')!.text);

@@ -236,6 +236,15 @@ describe.skipIf(!runnable)('deploy/nginx.conf in front of the real service', () 
     }
   });
 
+  it("a client's query string does not reach the sign-in service (authelia_url would choose where people sign in)", async () => {
+    const before = auth.calls.length;
+    const path = '/api/me?authelia_url=https://evil.example/&rd=https://evil.example/';
+    expect((await fetch(`${apex}${path}`, { headers: { Cookie: COOKIE } })).status).toBe(200);
+    const asked = auth.calls.slice(before);
+    expect(asked.map((c) => c.url)).toEqual(['/api/authz/auth-request']);
+    expect(asked[0]!.headers['x-forwarded-uri']).toBe(path);
+  });
+
   it('no path trick reaches the service with an identity it did not get from the sign-in service', async () => {
     const tricks = ['/ingest/../api/me', '/ingest/%2e%2e/api/me', '/ingest/..%2Fapi/me', '/healthz/../api/me', '//api/me', '/.well-known/../api/me', '/mcp/../api/me', '/api/me/', '/API/me'];
     for (const path of tricks) {

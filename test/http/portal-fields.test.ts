@@ -44,8 +44,31 @@ describe('updated_by: who made the change updated_at is the time of', () => {
     const patched = await send('PATCH', '/api/sites/docs/who', fromPortal(), JSON.stringify({ title: 'Who edited' }));
     expect(patched.status).toBe(200);
     expect(patched.body.updated_by).toEqual({ kind: 'user', name: 'admin' });
-    const list = await call(svc.url, 'GET', '/api/sites?q=who', { user: 'vera' });
+    const list = await call(svc.url, 'GET', '/api/sites?q=who', { user: 'admin' });
     expect(list.body.sites).toEqual([expect.objectContaining({ title: 'Who edited', updated_by: { kind: 'user', name: 'admin' }, updated_at: patched.body.updated_at })]);
+  });
+
+  it('attack: a viewer or a publish key learns nothing of admin keys and users; the listing an admin just cached is not theirs', async () => {
+    expect((await publish(svc.url, adminKey, { group: 'docs', slug: 'audited', title: 'Audited' }, { index: '<p>1</p>' })).status).toBe(200);
+    // The admin's listing first: its bytes are cached under the query.
+    const forAdmin = await call(svc.url, 'GET', '/api/sites?q=audited', { user: 'admin' });
+    expect(forAdmin.body.sites[0].updated_by).toEqual({ kind: 'key', id: expect.any(Number), name: 'root' });
+    const readers = [{ user: 'vera' }, { key: docsKey }];
+    for (const reader of readers) {
+      const who = JSON.stringify(reader);
+      const list = await call(svc.url, 'GET', '/api/sites?q=audited', reader);
+      expect(list.status, who).toBe(200);
+      expect(JSON.stringify(list.body), who).not.toMatch(/updated_by|"root"/);
+      expect(list.body.sites[0].updated_at, who).toBe(forAdmin.body.sites[0].updated_at);
+      const one = await call(svc.url, 'GET', '/api/sites/docs/audited', reader);
+      expect(one.body, who).not.toHaveProperty('updated_by');
+    }
+    // A publish key's own answers too (the publish result, a patch).
+    const republished = await publish(svc.url, docsKey, { group: 'docs', slug: 'audited' }, { index: '<p>2</p>' });
+    expect(republished.status).toBe(200);
+    expect(JSON.stringify(republished.body)).not.toContain('updated_by');
+    // The audit history stays admin-only.
+    expect((await call(svc.url, 'GET', '/api/sites/docs/audited/events', { user: 'vera' })).status).toBe(403);
   });
 
   it('follows a rollback made by another admin key', async () => {

@@ -122,6 +122,20 @@ describe('bad input changes nothing', () => {
     });
   }
 
+  it('a group written as the host reads ("previews.docs") → 400 invalid that says labels are separated by / and names the group to send', async () => {
+    const before = await listPaths();
+    const res = await publish(svc.url, admin, { group: 'previews.docs', slug: 'app', title: 'x' }, { index: 'x' });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid');
+    expect(res.body.error).toContain('is not a valid label');
+    expect(res.body.error).toContain('separated by "/"');
+    expect(res.body.error).toContain('"docs/previews"');
+    const slug = await publish(svc.url, admin, { slug: 'app.docs', title: 'x' }, { index: 'x' });
+    expect(slug.status).toBe(400);
+    expect(slug.body.error).toContain('"group": "docs", "slug": "app"');
+    expect(await listPaths()).toEqual(before);
+  });
+
   it('malformed meta JSON → 400', async () => {
     const form = new FormData();
     form.append('meta', '{not json');

@@ -128,7 +128,17 @@ describe('GET /tls/ask', () => {
 describe('GET /tls/ask relayed by a proxy for someone else', () => {
   it('answers 404 like a missing endpoint: the client of a proxy is not the proxy', async () => {
     const missing = await get(svc.port, '/api/no-such-endpoint', `127.0.0.1:${svc.port}`);
-    for (const header of [{ 'X-Forwarded-For': '203.0.113.7' }, { Forwarded: 'for=203.0.113.7' }, { Via: '1.1 caddy' }] as Record<string, string>[]) {
+    for (const header of [
+      { 'X-Forwarded-For': '203.0.113.7' },
+      { Forwarded: 'for=203.0.113.7' },
+      { Via: '1.1 caddy' },
+      // nginx's usual `proxy_set_header`s, and what CDNs add for their client.
+      { 'X-Real-IP': '203.0.113.7' },
+      { 'True-Client-IP': '203.0.113.7' },
+      { 'CF-Connecting-IP': '203.0.113.7' },
+      { 'X-Forwarded-Host': BASE },
+      { 'X-Forwarded-Proto': 'https' },
+    ] as Record<string, string>[]) {
       const r = await get(svc.port, `/tls/ask?domain=${BASE}`, BASE, header);
       expect(r, JSON.stringify(header)).toEqual({ status: 404, body: missing.body });
     }

@@ -1,5 +1,5 @@
 /**
- * The operator's log (issue 24 item 12; README "Operations"): with SITES_LOG_FORMAT=json
+ * The operator's log (issue 24 item 12; docs/reference/logs.md): with SITES_LOG_FORMAT=json
  * every line the service writes is JSON; every write names actor, action, site, revision and
  * outcome, refused ones included; every 401/403 names status, route and client; no token
  * ever appears, wherever a client put it.

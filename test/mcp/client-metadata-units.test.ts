@@ -34,7 +34,7 @@ describe('client metadata cache (injected clock)', () => {
     const start = now;
     for (const t of after) {
       now = start + t;
-      expect((await clients.find(url)).ok).toBe(true);
+      expect((await clients.find(url, 'admin')).ok).toBe(true);
     }
     return fetched.length;
   };
@@ -53,18 +53,18 @@ describe('client metadata cache (injected clock)', () => {
   });
   it('keeps at most 256 documents, dropping the least recently used', async () => {
     const { outbound, fetched } = scripted({ 'cache-control': 'max-age=3600' });
-    const clients = createMetadataClients(outbound, () => 0);
-    for (let i = 0; i < 300; i++) await clients.find(`https://host.example/c/${i}.json`);
+    const clients = createMetadataClients(outbound, () => 0, { fetchesPerMinute: 1000 });
+    for (let i = 0; i < 300; i++) await clients.find(`https://host.example/c/${i}.json`, 'admin');
     expect(clients.size).toBe(256);
-    await clients.find('https://host.example/c/299.json'); // still cached
+    await clients.find('https://host.example/c/299.json', 'admin'); // still cached
     expect(fetched.length).toBe(300);
-    await clients.find('https://host.example/c/0.json'); // dropped, fetched again
+    await clients.find('https://host.example/c/0.json', 'admin'); // dropped, fetched again
     expect(fetched.length).toBe(301);
   });
   it('concurrent requests for one document share one fetch', async () => {
     const { outbound, fetched } = scripted({ 'cache-control': 'no-store' });
     const clients = createMetadataClients(outbound, () => 0);
-    await Promise.all([clients.find(url), clients.find(url), clients.find(url)]);
+    await Promise.all([clients.find(url, 'admin'), clients.find(url, 'bob'), clients.find(url, 'admin')]);
     expect(fetched.length).toBe(1);
   });
 });

@@ -57,7 +57,8 @@ describe('OAuth client ID metadata documents', () => {
   beforeAll(async () => {
     pki = await createTestPki();
     await docs.start(pki);
-    const env = { NODE_EXTRA_CA_CERTS: pki.caFile, SITES_MCP_GROUP: 'agents' };
+    // Each approver may cause 10 document fetches a minute: the longest test asks as `reviewer`.
+    const env = { NODE_EXTRA_CA_CERTS: pki.caFile, SITES_MCP_GROUP: 'agents', SITES_MCP_ALLOWED_USERS: 'admin,reviewer' };
     // The documents are served from loopback: only with the switch may the service fetch them.
     [svc, strict] = await Promise.all([startService({ env: { ...env, SITES_OAUTH_ALLOW_PRIVATE_METADATA: 'true' } }), startService({ env })]);
   }, 60_000);
@@ -193,12 +194,12 @@ describe('OAuth client ID metadata documents', () => {
     ];
     for (const [path, route, message] of cases) {
       docs.routes.set(path, route);
-      const text = await errorPage(await get(authRequest(svc, docs.url(path)).url, 'admin'));
+      const text = await errorPage(await get(authRequest(svc, docs.url(path)).url, 'reviewer'));
       expect(text, path).toMatch(message);
     }
     // The redirect was not followed.
     const followed = docs.count('/oauth/listed.json');
-    await get(authRequest(svc, docs.url('/oauth/moved.json')).url, 'admin');
+    await get(authRequest(svc, docs.url('/oauth/moved.json')).url, 'reviewer');
     expect(docs.count('/oauth/listed.json')).toBe(followed);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The folder boundaries (README, "Design"): `npm run check:boundaries` (dependency-cruiser
+ * The folder boundaries (docs/explanation/design.md, "Folders and who may import whom"): `npm run check:boundaries` (dependency-cruiser
  * with .dependency-cruiser.cjs) must report no violation, so `npm test`, and CI with it,
  * fails on an import across a boundary. A planted tree that breaks every rule once shows
  * that the rules do fire.

@@ -32,6 +32,16 @@ describe('paths', () => {
     expect(() => parseGroup('A')).toThrow(ValidationError);
   });
 
+  it('a group or slug written with dots (as the host name reads) says how to write it', () => {
+    expect(() => parseGroup('previews.docs')).toThrow('labels are separated by "/", not "."; a site served at <slug>.previews.docs.<base> has the group "docs/previews"');
+    expect(() => parseGroup('a.b.c')).toThrow(/separated by "\/", not "\."$/);
+    expect(() => siteAddress('', 'app.docs')).toThrow('the site served at app.docs.<base> is "group": "docs", "slug": "app"');
+    expect(() => siteAddress('', 'docs/app')).toThrow('"group": "docs", "slug": "app"');
+    // Other mistakes keep the plain rule: no made-up suggestion.
+    expect(() => parseGroup('Docs')).toThrow(/is not a valid label \(lowercase letters, digits and inner hyphens, at most 63 characters\)$/);
+    expect(() => siteAddress('', 'App.docs')).toThrow(/at most 63 characters\)$/);
+  });
+
   it('reserved action words are not valid slugs, but are fine as group labels', () => {
     for (const word of ['revisions', 'rollback', 'restore', 'purge', 'favicon', 'events', 'deleted']) {
       expect(() => siteAddress('', word), word).toThrow(/reserved/);

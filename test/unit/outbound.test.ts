@@ -4,7 +4,10 @@
  * that changes, a redirect to loopback, slow and oversized answers. A local server counts
  * what actually arrived, so "refused" means nothing was sent.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { lookup } from 'node:dns/promises';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyAddress } from '../../host/outbound/address-policy.ts';
 import { createOutbound, type Resolver } from '../../host/outbound/client.ts';
+import { startNameServer } from '../support/name-server.ts';
 import { createTestPki } from '../support/tls.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -223,4 +227,102 @@ describe('outbound client', () => {
       await new Promise((r) => server.close(r));
     }
   }, 30_000);
+});
+
+describe('outbound name lookups against a name server that never answers', () => {
+  it('attack: lookups are cancelled at the deadline and each query is sent once; past 4 in flight a request is refused at once, not queued', async () => {
+    const dns = await startNameServer(() => 'silent');
+    try {
+      const client = createOutbound({ allowPrivate: false, timeoutMs: 600, maxBytes: 1024, nameServers: [dns.server] });
+      const order: string[] = [];
+      const wave = (n: number, tag: string) =>
+        Promise.all(
+          Array.from({ length: n }, async (_, i) => {
+            const r = await client.request({ url: `https://unanswered-${tag}-${i}.example/` });
+            const reason = r.ok ? 'ok' : r.refusal.reason;
+            order.push(reason);
+            return r;
+          }),
+        );
+      const first = wave(6, 'a');
+      // The process's own lookups (MinIO, MongoDB, EventStoreDB reconnects) meanwhile.
+      const before = Date.now();
+      expect((await lookup('localhost')).address).toMatch(/^(127\.0\.0\.1|::1)$/);
+      expect(Date.now() - before).toBeLessThan(1_000);
+      const results = await first;
+      // The two over the cap answered before any lookup ended, with a reason the consent page can explain.
+      expect(order).toEqual(['busy', 'busy', 'timeout', 'timeout', 'timeout', 'timeout']);
+      const busy = results.find((r) => !r.ok && r.refusal.reason === 'busy');
+      expect(!busy?.ok && busy?.refusal.message).toMatch(/4 name lookups are already in flight/);
+      // A and AAAA for each of the 4 admitted names, once each: no retries, nothing for the 2 refused.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(dns.names.sort()).toEqual(['a-0', 'a-1', 'a-2', 'a-3'].flatMap((n) => [`unanswered-${n}.example`, `unanswered-${n}.example`]));
+      // The deadline gave the slots back (the lookups were cancelled, not abandoned): 4 more are admitted.
+      order.length = 0;
+      await wave(4, 'b');
+      expect(order).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
+    } finally {
+      await dns.close();
+    }
+  });
+
+  it('a name resolves through the name servers (c-ares, A and AAAA): one answering with a private address is refused', async () => {
+    const dns = await startNameServer((name) => (name === 'inside.example' ? ['10.0.0.7'] : 'nxdomain'));
+    try {
+      const client = createOutbound({ allowPrivate: false, timeoutMs: 2_000, maxBytes: 1024, nameServers: [dns.server] });
+      const refusal = await client.check('https://inside.example/');
+      expect(refusal).toMatchObject({ reason: 'address' });
+      expect(refusal?.message).toMatch(/inside\.example resolves to 10\.0\.0\.7, a private address/);
+      expect(await client.check('https://nowhere.example/')).toMatchObject({ reason: 'dns' });
+      // A name only the system's lookup knows (/etc/hosts: localhost is in every one) is unknown to the public resolver.
+      expect(await client.check('https://ip6-localhost/')).toMatchObject({ reason: 'dns' });
+      expect(dns.names).toContain('inside.example');
+    } finally {
+      await dns.close();
+    }
+  });
+
+  /**
+   * The reviewer's reproduction, against the operating system's resolver itself: a process in
+   * its own network and mount namespaces whose /etc/resolv.conf names a local server that never
+   * answers (test/support/dns-hang-probe.ts). Needs root or user namespaces; skipped otherwise.
+   */
+  const namespaces = (() => {
+    try {
+      execFileSync('unshare', ['-m', '-n', 'true'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  if (!namespaces) console.warn('outbound.test.ts: unshare -m -n is not permitted here: the resolv.conf reproduction is skipped');
+  const inNamespace = async (mode: 'strict' | 'lax') => {
+    const dir = mkdtempSync(join(tmpdir(), 'dns-hang-'));
+    try {
+      writeFileSync(join(dir, 'resolv.conf'), 'nameserver 127.0.0.1\n');
+      writeFileSync(join(dir, 'hosts'), '127.0.0.1 localhost\n127.0.0.1 receiver.internal\n');
+      const mounts = ['resolv.conf', 'hosts'].map((f) => `mount --bind "${join(dir, f)}" /etc/${f}`).join(' && ');
+      const script = `ip link set lo up && ${mounts} && exec "${process.execPath}" --import tsx test/support/dns-hang-probe.ts ${mode}`;
+      const { stdout } = await promisify(execFile)('unshare', ['-m', '-n', 'sh', '-c', script], { cwd: ROOT, timeout: 30_000 });
+      return JSON.parse(stdout.trim().split('\n').pop()!) as { receiver?: string; reasons: string[]; requestsMs: number; localhost: string; localhostMs: number; queries: number };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it.skipIf(!namespaces)('attack (system resolver): six requests to names nobody answers for leave the process\'s own dns.lookup fast', async () => {
+    // Before the fix: the six timed out after 1 s, then lookup('localhost') took 29 s.
+    const strict = await inNamespace('strict');
+    expect(strict.localhost, JSON.stringify(strict)).toBe('127.0.0.1');
+    expect(strict.localhostMs, JSON.stringify(strict)).toBeLessThan(2_000);
+    expect(strict.reasons.sort()).toEqual(['busy', 'busy', 'timeout', 'timeout', 'timeout', 'timeout']);
+    // With the private switch, names the name servers do not know go on to dns.lookup
+    // (/etc/hosts: receiver.internal), which cannot be cancelled: one thread at most waits,
+    // of the two libuv lets run lookups at once with its default pool of 4.
+    const lax = await inNamespace('lax');
+    expect(lax.receiver).toBe('received');
+    expect(lax.localhost, JSON.stringify(lax)).toBe('127.0.0.1');
+    expect(lax.localhostMs, JSON.stringify(lax)).toBeLessThan(2_000);
+    expect(lax.reasons.sort()).toEqual(['busy', 'busy', 'busy', 'busy', 'busy', 'timeout']);
+  }, 60_000);
 });

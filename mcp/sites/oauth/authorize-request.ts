@@ -58,8 +58,12 @@ export type AuthClient = {
   readonly metadataHost?: string;
 };
 
-/** Finds the client a request names, or says (in plain words) why it cannot be used. */
-export type ClientLookup = (clientId: string) => Promise<{ ok: true; client: AuthClient } | { ok: false; message: string }>;
+/**
+ * Finds the client a request names, or says (in plain words) why it cannot be used; a
+ * `status` other than 400 when the server cannot look now (429: `requester`, the signed-in
+ * user, asked too often; 503: too much in flight).
+ */
+export type ClientLookup = (clientId: string, requester?: string) => Promise<{ ok: true; client: AuthClient } | { ok: false; message: string; status?: 429 | 503 }>;
 
 /** An error page: a title, a sentence for the person, and the OAuth error code for the developer. */
 export type PageError = { kind: 'page'; status: number; message: string; code: string };
@@ -106,11 +110,11 @@ function readScope(scope: string): { ok: true; caps: Capability[] } | { ok: fals
   return { ok: true, caps: CAPABILITIES.filter((c) => tokens.includes(c)) };
 }
 
-export async function checkAuthorizeRequest(api: Pick<ApiContext, 'apexOrigin'>, p: AuthorizeParams, findClient: ClientLookup): Promise<Checked> {
+export async function checkAuthorizeRequest(api: Pick<ApiContext, 'apexOrigin'>, p: AuthorizeParams, findClient: ClientLookup, requester?: string): Promise<Checked> {
   const page = (code: string, message: string): PageError => ({ kind: 'page', status: 400, code, message });
   if (!p.client_id) return page('invalid_request', 'The request names no application (client_id is missing).');
-  const found = await findClient(p.client_id);
-  if (!found.ok) return page('invalid_client', found.message);
+  const found = await findClient(p.client_id, requester);
+  if (!found.ok) return found.status ? { kind: 'page', status: found.status, code: 'temporarily_unavailable', message: found.message } : page('invalid_client', found.message);
   const { client } = found;
   // The target is the registered string itself (a loopback one with the request's port).
   const registered = matchRedirectUri(client.redirectUris, p.redirect_uri);

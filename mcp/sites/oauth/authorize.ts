@@ -56,6 +56,27 @@ function approver(api: ApiContext, ctx: Context): { user: string } | { status: n
   return { user };
 }
 
+/**
+ * Why this GET is not a person opening the consent page, or undefined when it is. A host
+ * sends the user's browser here as a top-level navigation (`Sec-Fetch-Dest: document`,
+ * `Sec-Fetch-Mode: navigate`; `Sec-Fetch-Site: cross-site` from its web page, `none` from
+ * an app or the address bar, `same-site` when the sign-in proxy on a sibling host sends
+ * them back). A page of a published site is same-site with the apex and can make the
+ * approver's browser send the cookie with an image, a script, a frame, a fetch or a
+ * prerender too: none of those may make the service fetch a document. Browsers without
+ * Fetch Metadata send none of these headers and are let through (the fetch limits hold).
+ */
+function notAVisit(ctx: Context): string | undefined {
+  const dest = ctx.get('sec-fetch-dest');
+  const site = ctx.get('sec-fetch-site');
+  const mode = ctx.get('sec-fetch-mode');
+  const purpose = `${ctx.get('sec-purpose')} ${ctx.get('purpose')}`;
+  if (/prefetch|prerender/i.test(purpose)) return 'a prefetch';
+  if (dest !== '' && dest !== 'document') return `as ${dest}`;
+  if ((site === 'same-site' || site === 'cross-site') && mode !== 'navigate') return `${mode || 'no'} mode from ${site}`;
+  return undefined;
+}
+
 /** The consent form as it opens: the configured group, and what the client's `scope` asks for (else publish). */
 function prefill(api: ApiContext, scope: readonly string[]): ConsentChoice {
   const group = api.config.mcp.group;
@@ -92,7 +113,12 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
     // A metadata document is fetched for someone who may approve, never for anyone who asks:
     // otherwise any visitor could make the service send requests wherever they like.
     if ('status' in who && isMetadataDocumentClientId(params.client_id)) return notAllowed(ctx, who);
-    const checked = await checkAuthorizeRequest(api, params, clients);
+    // And only when they open the page themselves, not when another page loads it behind their back.
+    const sneaked = isMetadataDocumentClientId(params.client_id) ? notAVisit(ctx) : undefined;
+    if (sneaked) {
+      return cannot(ctx, who, 403, `This page was loaded by another page (${sneaked}), not opened in the browser, so the application's metadata document was not fetched. Start the connection again from the application.`, 'invalid_request');
+    }
+    const checked = await checkAuthorizeRequest(api, params, clients, userOf(who));
     if (checked.kind === 'page') return cannot(ctx, who, checked.status, checked.message, checked.code);
     if ('status' in who) return notAllowed(ctx, who);
     const csrf = signer.sign([who.user, ...paramList(params)]);
@@ -133,7 +159,7 @@ export function mountAuthorize(router: Router, api: ApiContext, signer: FormSign
       if ('status' in who) return notAllowed(ctx, who);
       if (!genuine(who.user)) return expiredForm();
     }
-    const checked = await checkAuthorizeRequest(api, params, clients);
+    const checked = await checkAuthorizeRequest(api, params, clients, userOf(who));
     if (checked.kind === 'page') return cannot(ctx, who, checked.status, checked.message, checked.code);
     if ('status' in who) return notAllowed(ctx, who);
     if (!genuine(who.user)) return expiredForm();

@@ -2,6 +2,7 @@ import CachePolicy from 'http-cache-semantics';
 import { isMetadataDocumentClientId } from '../../../domain/oauth-client/client-id.ts';
 import type { OutboundHttp } from '../../../domain/ports.ts';
 import type { AuthClient, ClientLookup } from './authorize-request.ts';
+import { createRateLimiter } from './rate-limit.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
 
 /**
@@ -23,6 +24,14 @@ const MAX_TTL_MS = 24 * 3_600_000;
 /** Documents kept at once (least recently used dropped first). */
 const MAX_ENTRIES = 256;
 const MAX_URL_LENGTH = 2000;
+/**
+ * Fetches one signed-in user may cause a minute (cache hits and joining a fetch in flight
+ * do not count): a page of a published site can make an approver's browser ask for the
+ * consent page (spec §2), and a varying query string would get past the cache.
+ */
+const FETCHES_PER_MINUTE = 10;
+/** Documents fetched at once for everyone together; one more is refused at once, not queued. */
+const CONCURRENT_FETCHES = 4;
 const MAX_REDIRECT_URIS = 20;
 
 /** Why a `client_id` URL cannot be a metadata document's address, or undefined when it can. */
@@ -45,7 +54,7 @@ export function checkClientIdUrl(raw: string): string | undefined {
 }
 
 type Entry = { readonly client: AuthClient; readonly expiresAt: number };
-export type MetadataLookup = { ok: true; client: AuthClient } | { ok: false; message: string };
+export type MetadataLookup = { ok: true; client: AuthClient } | { ok: false; message: string; status?: 429 | 503 };
 
 const why = (message: string): MetadataLookup => ({ ok: false, message });
 
@@ -92,6 +101,8 @@ function fetchProblem(url: string, reason: string, message: string): string {
       return `The application's metadata document at ${host} is on a private or local network address, which this server does not fetch from (an administrator can allow it with SITES_OAUTH_ALLOW_PRIVATE_METADATA=true).`;
     case 'too_large':
       return `The application's metadata document at ${host} is larger than ${MAX_DOCUMENT_BYTES} bytes.`;
+    case 'busy':
+      return `This server is fetching too many documents at once to fetch the application's metadata document from ${host} now. Reload this page in a moment.`;
     case 'timeout':
       return `The application's metadata document at ${host} did not arrive within ${FETCH_TIMEOUT_MS / 1000} seconds.`;
     default:
@@ -103,11 +114,14 @@ function fetchProblem(url: string, reason: string, message: string): string {
  * The metadata-document clients: fetched on demand, cached as the document's HTTP caching
  * headers allow (http-cache-semantics; none → 5 minutes; never beyond 24 hours; `no-store`
  * and `no-cache` → fetched each time), at most 256 at once. Concurrent requests for one
- * document share one fetch. Failures are not cached: the next try fetches again.
+ * document share one fetch. Failures are not cached: the next try fetches again. Fetches
+ * are bounded per requester (10 a minute) and overall (4 at once).
  */
-export function createMetadataClients(outbound: OutboundHttp, now: () => number) {
+export function createMetadataClients(outbound: OutboundHttp, now: () => number, limits: { fetchesPerMinute?: number; concurrentFetches?: number } = {}) {
   const cache = new Map<string, Entry>();
   const inFlight = new Map<string, Promise<MetadataLookup>>();
+  const perRequester = createRateLimiter({ max: limits.fetchesPerMinute ?? FETCHES_PER_MINUTE, windowMs: 60_000, maxPeers: 1000, now });
+  const concurrent = limits.concurrentFetches ?? CONCURRENT_FETCHES;
 
   async function fetchDocument(url: string): Promise<MetadataLookup> {
     const result = await outbound.request({ url, headers: { accept: 'application/json' }, maxBytes: MAX_DOCUMENT_BYTES, timeoutMs: FETCH_TIMEOUT_MS });
@@ -129,7 +143,8 @@ export function createMetadataClients(outbound: OutboundHttp, now: () => number)
   }
 
   return {
-    async find(clientId: string): Promise<MetadataLookup> {
+    /** `requester`: who the document would be fetched for (the signed-in approver). */
+    async find(clientId: string, requester: string): Promise<MetadataLookup> {
       const problem = checkClientIdUrl(clientId);
       if (problem) return why(problem);
       const hit = cache.get(clientId);
@@ -141,6 +156,17 @@ export function createMetadataClients(outbound: OutboundHttp, now: () => number)
       if (hit) cache.delete(clientId);
       let pending = inFlight.get(clientId);
       if (!pending) {
+        if (inFlight.size >= concurrent) {
+          return { ok: false, status: 503, message: 'This server is fetching other applications\' metadata documents right now. Reload this page in a moment.' };
+        }
+        const admission = perRequester.admit(requester);
+        if (!admission.ok) {
+          return {
+            ok: false,
+            status: 429,
+            message: `${requester} asked for more than ${limits.fetchesPerMinute ?? FETCHES_PER_MINUTE} applications' metadata documents in the last minute. Reload this page in ${admission.retryAfterSeconds} seconds.`,
+          };
+        }
         pending = fetchDocument(clientId).finally(() => inFlight.delete(clientId));
         inFlight.set(clientId, pending);
       }
@@ -156,5 +182,5 @@ export type MetadataClients = ReturnType<typeof createMetadataClients>;
 
 /** The authorization endpoint's clients: metadata documents for URL ids, the registrations otherwise. */
 export function anyClient(metadata: MetadataClients, registered: ClientLookup): ClientLookup {
-  return (clientId) => (isMetadataDocumentClientId(clientId) ? metadata.find(clientId) : registered(clientId));
+  return (clientId, requester) => (isMetadataDocumentClientId(clientId) ? metadata.find(clientId, requester ?? '') : registered(clientId, requester));
 }

@@ -40,7 +40,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
       inputSchema: z.object({ site: sitePath }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    ({ site }) => guard('restore_site', async () => jsonResult(siteJson(api, await restoreSite(api.deps, identity, parseSitePath(site))))),
+    ({ site }) => guard('restore_site', async () => jsonResult(siteJson(api, await restoreSite(api.deps, identity, parseSitePath(site)), identity))),
   );
 
   server.registerTool(
@@ -97,7 +97,7 @@ export function registerLifecycleTools(server: McpServer, api: ApiContext, ident
         authorize(identity, 'rollback', address);
         const body = revision === undefined ? undefined : { revision };
         const doc = await rollbackSite(api.deps, identity, address, parseRollback(body));
-        return noted(jsonResult(siteJson(api, doc)), { revision: doc.live.id });
+        return noted(jsonResult(siteJson(api, doc, identity)), { revision: doc.live.id });
       }),
   );
 }

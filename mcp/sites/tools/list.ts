@@ -49,7 +49,7 @@ export function registerListTool(server: McpServer, api: ApiContext, identity: I
           offset: 0,
         });
         const covered = all.filter((s) => grants.some((g) => grantCovers(g, { group: s.group, slug: s.slug })));
-        return jsonResult({ sites: covered.slice(offset, offset + limit).map((s) => siteJson(api, s)), count: covered.length });
+        return jsonResult({ sites: covered.slice(offset, offset + limit).map((s) => siteJson(api, s, identity)), count: covered.length });
       }),
   );
 }

@@ -56,7 +56,7 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
         const target = preparePublish(identity, JSON.stringify({ group: '', ...meta }));
         const entries = toolFiles({ html, files }, api.deps.limits);
         const { site, revision, unchanged } = await publishFiles(api.deps, identity, target, entries);
-        const json = siteJson(api, site);
+        const json = siteJson(api, site, identity);
         return noted(jsonResult({ url: json.url, group: site.group, slug: site.slug, updated_at: site.updatedAt, revision: revision.id, site: json, unchanged }), { revision: revision.id, unchanged });
       }),
   );
@@ -84,7 +84,7 @@ export function registerPublishTools(server: McpServer, api: ApiContext, identit
         const { site, ...patch } = args;
         const address = parseSitePath(site);
         authorize(identity, 'patch', address);
-        return jsonResult(siteJson(api, await patchSite(api.deps, identity, address, parsePatch(patch))));
+        return jsonResult(siteJson(api, await patchSite(api.deps, identity, address, parsePatch(patch)), identity));
       }),
   );
 }

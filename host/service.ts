@@ -125,7 +125,7 @@ export async function createService(config: Config, options: { project: 'run' | 
           { isLeader: () => projector.isLeader, onError: (err) => log.error('webhook delivery failed', { error: String(err) }) },
         )
       : undefined;
-  if (sender) projector.onCommitted(() => sender.wake());
+  if (sender) projector.onCommitted(() => sender.projected());
   const api: ApiContext = {
     deps,
     config,

@@ -70,19 +70,19 @@ export interface WebhookDeliveries {
   getDelivery(id: string): Promise<DeliveryRecord | undefined>;
   /** The oldest pending delivery of every subscription not deleted: each is the next one its webhook is sent. */
   heads(): Promise<DeliveryRecord[]>;
+  /** One webhook's oldest pending deliveries, up to `limit`, in order; none once it is deleted. */
+  lane(webhookId: string, limit: number): Promise<DeliveryRecord[]>;
   /**
    * Stores an attempt's outcome on the delivery as it was read (`before`), unless it moved
    * since (another attempt was recorded, or it was asked to be sent again): compare-and-set.
    */
   recordAttempt(before: DeliveryRecord, outcome: AttemptRecord): Promise<boolean>;
+  /** Several `recordAttempt`s in one write (a lane's run); each answers as `recordAttempt` would. */
+  recordAttempts(attempts: readonly { readonly before: DeliveryRecord; readonly outcome: AttemptRecord }[]): Promise<boolean[]>;
   /** Makes a delivery pending and due now, with a new retry window; false when there is no such delivery. */
   redeliver(id: string): Promise<boolean>;
   close(): Promise<void>;
 }
-
-/** Whether a stored delivery is still the one an attempt started from (see `recordAttempt`). */
-export const unmoved = (stored: DeliveryRecord, before: DeliveryRecord): boolean =>
-  stored.attempts === before.attempts && stored.status === before.status && stored.nextAttemptAt === before.nextAttemptAt;
 
 /** A delivery with an attempt's outcome (the previous attempt's fields replaced). */
 export function withOutcome(before: DeliveryRecord, outcome: AttemptRecord): DeliveryRecord {

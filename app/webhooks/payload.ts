@@ -18,8 +18,8 @@ function dataOf(event: Activity, siteUrl: (path: string) => string): Record<stri
   switch (event.type) {
     case 'SitePublished': {
       const revision = d.revision as { id: string; files: number; size: number } | undefined;
-      const meta = d.meta as { title?: string } | undefined;
-      return { ...base, revision: revision?.id, created: d.created === true, title: meta?.title, files: revision?.files, size: revision?.size, ...pick(d, COUNTS) };
+      const meta = d.meta as { title?: string; repo?: string } | undefined;
+      return { ...base, revision: revision?.id, created: d.created === true, title: meta?.title, ...(meta?.repo ? { repo: meta.repo } : {}), files: revision?.files, size: revision?.size, ...pick(d, COUNTS) };
     }
     case 'SiteRolledBack':
       return { ...base, revision: d.revisionId, previous_revision: d.previousRevisionId, ...pick(d, COUNTS) };

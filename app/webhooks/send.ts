@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { OutboundHttp } from '../../domain/ports.ts';
-import type { AttemptRecord, DeliveryRecord, WebhookDeliveries } from '../../projections/webhooks.ts';
+import type { AttemptRecord, DeliveryRecord, WebhookDeliveries, WebhookDoc } from '../../projections/webhooks.ts';
 import { payloadOf } from './payload.ts';
 import { RETRY_WINDOW_MS, retryDelay } from './schedule.ts';
 
@@ -27,11 +27,24 @@ export type SendResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
  * read. A 2xx within 10 s succeeds; anything else (a refused destination, a redirect, a
  * timeout, another status) is retried after a growing, jittered wait until the 24-hour
  * window from the first attempt is over, then the delivery has failed.
- * A webhook deleted meanwhile is not sent to (`skipped`).
+ * A webhook deleted meanwhile is not sent to (`skipped`). `known`: the webhook as the caller
+ * just read it (a lane sending several in a row; subscriptions never change, only end).
  */
 export async function sendDelivery(deps: SendDeps, delivery: DeliveryRecord): Promise<SendResult> {
   const webhook = await deps.webhooks.getWebhook(delivery.webhookId);
   if (!webhook) return 'skipped';
+  const outcome = await attemptDelivery(deps, delivery, webhook);
+  await deps.webhooks.recordAttempt(delivery, outcome);
+  return resultOf(outcome);
+}
+
+export const resultOf = (outcome: AttemptRecord): Exclude<SendResult, 'skipped'> => (outcome.status === 'pending' ? 'retrying' : outcome.status);
+
+/**
+ * The attempt itself, without recording it: what `sendDelivery` does between reading and
+ * writing the delivery. The sender's lanes record several outcomes in one write.
+ */
+export async function attemptDelivery(deps: Pick<SendDeps, 'outbound' | 'siteUrl' | 'now' | 'random'>, delivery: DeliveryRecord, webhook: WebhookDoc): Promise<AttemptRecord> {
   const started = deps.now();
   const body = JSON.stringify(payloadOf(delivery, deps.siteUrl));
   const signature = new Webhook(webhook.secret).sign(delivery.id, started, body);
@@ -64,8 +77,7 @@ export async function sendDelivery(deps: SendDeps, delivery: DeliveryRecord): Pr
         ? { ...common, ...answer, status: 'failed' }
         : { ...common, ...answer, status: 'pending', nextAttemptAt: new Date(next).toISOString() };
   }
-  await deps.webhooks.recordAttempt(delivery, outcome);
-  return outcome.status === 'pending' ? 'retrying' : outcome.status;
+  return outcome;
 }
 
 function describeAnswer(status: number, headers: Readonly<Record<string, string>>, body: Uint8Array): string {

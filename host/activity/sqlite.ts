@@ -66,49 +66,77 @@ export function openSqliteActivityStore(file: string): ActivityStore {
     putCheckpoint.run(checkpoint, atKey ?? null);
   });
 
-  // Statements by the shape of the query (which filters, which order): a handful in practice.
+  // Statements by the shape of the query (which filters, which index, which order): a few dozen at most.
   const statements = new Map<string, Database.Statement>();
-  const pageOf = (filter: ActivityFilter, type: string | undefined, bounds: TimeBounds, page: ActivityPage): Activity[] => {
-    const where: string[] = [];
-    const params: Record<string, string | number> = { limit: page.limit };
-    if (type !== undefined) {
-      where.push('type = @type');
-      params.type = type;
-    }
-    if (filter.actor?.by === 'actor') {
-      where.push('actor_key = @actor');
-      params.actor = filter.actor.key;
-    } else if (filter.actor?.by === 'person') {
-      where.push('person = @person');
-      params.person = filter.actor.name;
-    }
-    if (filter.site) {
-      const depth = filter.site.split('/').length;
-      where.push(`scope${depth} = @site`);
-      params.site = filter.site;
-    }
-    const desc = page.order === 'desc';
-    if (page.after !== undefined) {
-      where.push(desc ? 'key < @after' : 'key > @after');
-      params.after = page.after;
-    }
-    if (bounds.from !== undefined) {
-      where.push('key >= @lo');
-      params.lo = bounds.from;
-    }
-    if (bounds.to !== undefined) {
-      where.push('key <= @hi');
-      params.hi = bounds.to;
-    }
-    const sql = `SELECT entry FROM activity${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY key ${desc ? 'DESC' : 'ASC'} LIMIT @limit`;
+  const prepared = (sql: string): Database.Statement => {
     let stmt = statements.get(sql);
     if (!stmt) {
       stmt = db.prepare(sql);
       statements.set(sql, stmt);
     }
-    return (stmt.all(params) as Row[]).map((r) => JSON.parse(r.entry) as Activity);
+    return stmt;
   };
 
+  /** The equality filters of a query (one type at a time), each with the index that serves it. */
+  const conditions = (filter: ActivityFilter, type: string | undefined): { index: string; sql: string; name: string; value: string }[] => {
+    const out: { index: string; sql: string; name: string; value: string }[] = [];
+    if (type !== undefined) out.push({ index: 'activity_by_type', sql: 'type = @type', name: 'type', value: type });
+    if (filter.actor?.by === 'actor') out.push({ index: 'activity_by_actor', sql: 'actor_key = @actor', name: 'actor', value: filter.actor.key });
+    else if (filter.actor?.by === 'person') out.push({ index: 'activity_by_person', sql: 'person = @person', name: 'person', value: filter.actor.name });
+    if (filter.site) {
+      const depth = filter.site.split('/').length;
+      out.push({ index: `activity_by_scope${depth}`, sql: `scope${depth} = @site`, name: 'site', value: filter.site });
+    }
+    return out;
+  };
+
+  /** Key-range terms shared by every read of a page. */
+  const rangeOf = (bounds: TimeBounds, page: ActivityPage): { sql: string[]; params: Record<string, string> } => {
+    const sql: string[] = [];
+    const params: Record<string, string> = {};
+    if (page.after !== undefined) {
+      sql.push(page.order === 'desc' ? 'key < @after' : 'key > @after');
+      params.after = page.after;
+    }
+    if (bounds.from !== undefined) {
+      sql.push('key >= @lo');
+      params.lo = bounds.from;
+    }
+    if (bounds.to !== undefined) {
+      sql.push('key <= @hi');
+      params.hi = bounds.to;
+    }
+    return { sql, params };
+  };
+
+  /**
+   * Which index drives a query with several filters: the one with the fewest entries in the
+   * range, counted in the index alone and only up to a cap (a fraction of a millisecond
+   * each). The page then reads that index in key order and checks the other filters on the
+   * rows it meets, so it reads at most about as many rows as the rarest filter has.
+   */
+  const DRIVER_CAP = 20_000;
+  const rarest = (conds: ReturnType<typeof conditions>, range: ReturnType<typeof rangeOf>): string | undefined => {
+    if (conds.length < 2) return conds[0]?.index;
+    let best: { index: string; n: number } | undefined;
+    for (const c of conds) {
+      const where = [c.sql, ...range.sql].join(' AND ');
+      const { n } = prepared(`SELECT count(*) AS n FROM (SELECT 1 FROM activity INDEXED BY ${c.index} WHERE ${where} LIMIT ${DRIVER_CAP})`).get({ ...range.params, [c.name]: c.value }) as { n: number };
+      if (!best || n < best.n) best = { index: c.index, n };
+    }
+    return best?.index;
+  };
+
+  const pageOf = (filter: ActivityFilter, type: string | undefined, bounds: TimeBounds, page: ActivityPage): Activity[] => {
+    const conds = conditions(filter, type);
+    const range = rangeOf(bounds, page);
+    const driver = rarest(conds, range);
+    const where = [...conds.map((c) => c.sql), ...range.sql];
+    const params: Record<string, string | number> = { limit: page.limit, ...range.params, ...Object.fromEntries(conds.map((c) => [c.name, c.value])) };
+    const desc = page.order === 'desc';
+    const sql = `SELECT entry FROM activity${driver ? ` INDEXED BY ${driver}` : ''}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY key ${desc ? 'DESC' : 'ASC'} LIMIT @limit`;
+    return (prepared(sql).all(params) as Row[]).map((r) => JSON.parse(r.entry) as Activity);
+  };
   return {
     async beginBatch() {
       const stored = getCheckpoint.get();

@@ -105,6 +105,16 @@ function mongoDeliveries(
       const found = await Promise.all(live.map((w) => deliveries.find({ webhook: w._id, status: 'pending' }).sort({ key: 1 }).limit(1).next()));
       return found.filter((d): d is NonNullable<typeof d> => d !== null).map((d) => d.doc);
     },
+    async lane(webhookId, limit) {
+      if (!(await webhooks.findOne({ _id: webhookId, deleted: false }, { projection: { _id: 1 } }))) return [];
+      return (await deliveries.find({ webhook: webhookId, status: 'pending' }).sort({ key: 1 }).limit(limit).toArray()).map((d) => d.doc);
+    },
+    async recordAttempts(attempts) {
+      // One round trip per attempt still; each is the same compare-and-set as recordAttempt.
+      const out: boolean[] = [];
+      for (const a of attempts) out.push(await this.recordAttempt(a.before, a.outcome));
+      return out;
+    },
     async recordAttempt(before, outcome) {
       const after = withOutcome(before, outcome);
       const filter: Filter<DeliveryDocument> = {

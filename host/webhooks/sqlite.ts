@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import type { Recorded } from '../../domain/events.ts';
-import { fanOut, redelivered, unmoved, withOutcome, type AttemptRecord, type DeliveryRecord, type WebhookDeliveries, type WebhookDoc } from '../../projections/webhooks.ts';
+import { fanOut, redelivered, withOutcome, type AttemptRecord, type DeliveryRecord, type WebhookDeliveries, type WebhookDoc } from '../../projections/webhooks.ts';
 
 /**
  * `webhooks`: the subscriptions as the fan-out left them. `deliveries`: one row per event
- * and webhook; `lane` (webhook, status, key) finds each webhook's next delivery with one
- * seek, `recent` lists its deliveries newest first.
+ * and webhook; `lane` (the pending ones by webhook and key) finds each webhook's next
+ * delivery with one seek, `recent` lists its deliveries newest first.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhooks (
@@ -19,9 +19,12 @@ CREATE TABLE IF NOT EXISTS deliveries (
   key      TEXT NOT NULL,
   status   TEXT NOT NULL,
   attempts INTEGER NOT NULL,
+  -- NULL: due now. With status and attempts, what an attempt's compare-and-set checks.
+  due      TEXT,
   doc      TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS deliveries_lane   ON deliveries (webhook, status, key);
+-- Pending ones only: a delivery that is done leaves it, and the lanes' heads are one seek each.
+CREATE INDEX IF NOT EXISTS deliveries_lane   ON deliveries (webhook, key) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS deliveries_recent ON deliveries (webhook, key);
 CREATE TABLE IF NOT EXISTS webhook_checkpoint (
   id       INTEGER PRIMARY KEY CHECK (id = 1),
@@ -45,7 +48,7 @@ export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
   const putWebhook = db.prepare<[string, number, string]>('INSERT INTO webhooks (id, deleted, doc) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET deleted = excluded.deleted, doc = excluded.doc');
   const liveWebhooks = db.prepare<[], DocRow>('SELECT doc FROM webhooks WHERE deleted = 0');
   const oneWebhook = db.prepare<[string], DocRow>('SELECT doc FROM webhooks WHERE id = ? AND deleted = 0');
-  const putDelivery = db.prepare<[string, string, string, string, number, string]>('INSERT OR IGNORE INTO deliveries (id, webhook, key, status, attempts, doc) VALUES (?, ?, ?, ?, ?, ?)');
+  const putDelivery = db.prepare<[string, string, string, string, number, string]>('INSERT OR IGNORE INTO deliveries (id, webhook, key, status, attempts, due, doc) VALUES (?, ?, ?, ?, ?, NULL, ?)');
   const recent = db.prepare<[string, number], DocRow>('SELECT doc FROM deliveries WHERE webhook = ? ORDER BY key DESC LIMIT ?');
   const oneDelivery = db.prepare<[string], DocRow>('SELECT doc FROM deliveries WHERE id = ?');
   const heads = db.prepare<[], DocRow>(
@@ -53,7 +56,15 @@ export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
        ON d.id = (SELECT id FROM deliveries WHERE webhook = w.id AND status = 'pending' ORDER BY key LIMIT 1)
      WHERE w.deleted = 0`,
   );
-  const setDoc = db.prepare<[string, number, string, string]>('UPDATE deliveries SET status = ?, attempts = ?, doc = ? WHERE id = ?');
+  const lane = db.prepare<[string, number], DocRow>(
+    `SELECT d.doc FROM deliveries d JOIN webhooks w ON w.id = d.webhook AND w.deleted = 0
+     WHERE d.webhook = ? AND d.status = 'pending' ORDER BY d.key LIMIT ?`,
+  );
+  const setDoc = db.prepare<[string, number, string | null, string, string]>('UPDATE deliveries SET status = ?, attempts = ?, due = ?, doc = ? WHERE id = ?');
+  // One statement, no read: the row changes only if it is still what the attempt started from.
+  const casDoc = db.prepare<[string, number, string | null, string, string, number, string, string | null]>(
+    'UPDATE deliveries SET status = ?, attempts = ?, due = ?, doc = ? WHERE id = ? AND attempts = ? AND status = ? AND due IS ?',
+  );
 
   const write = db.transaction((webhooks: readonly WebhookDoc[], deliveries: readonly DeliveryRecord[]) => {
     for (const w of webhooks) putWebhook.run(w.id, w.deleted ? 1 : 0, JSON.stringify(w));
@@ -67,16 +78,15 @@ export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
     const row = oneDelivery.get(id);
     if (!row) return false;
     const again = redelivered(JSON.parse(row.doc) as DeliveryRecord);
-    setDoc.run(again.status, again.attempts, JSON.stringify(again), id);
+    setDoc.run(again.status, again.attempts, again.nextAttemptAt ?? null, JSON.stringify(again), id);
     return true;
   });
-  const recordTx = db.transaction((before: DeliveryRecord, outcome: AttemptRecord): boolean => {
-    const row = oneDelivery.get(before.id);
-    if (!row || !unmoved(JSON.parse(row.doc) as DeliveryRecord, before)) return false;
+
+  const cas = (before: DeliveryRecord, outcome: AttemptRecord): boolean => {
     const after = withOutcome(before, outcome);
-    setDoc.run(after.status, after.attempts, JSON.stringify(after), before.id);
-    return true;
-  });
+    return casDoc.run(after.status, after.attempts, after.nextAttemptAt ?? null, JSON.stringify(after), before.id, before.attempts, before.status, before.nextAttemptAt ?? null).changes === 1;
+  };
+  const recordAll = db.transaction((attempts: readonly { readonly before: DeliveryRecord; readonly outcome: AttemptRecord }[]) => attempts.map((a) => cas(a.before, a.outcome)));
 
   const parse = <T>(rows: readonly DocRow[]): T[] => rows.map((r) => JSON.parse(r.doc) as T);
 
@@ -116,8 +126,14 @@ export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
     async heads() {
       return parse<DeliveryRecord>(heads.all());
     },
+    async lane(webhookId, limit) {
+      return parse<DeliveryRecord>(lane.all(webhookId, limit));
+    },
     async recordAttempt(before, outcome) {
-      return recordTx.immediate(before, outcome);
+      return cas(before, outcome);
+    },
+    async recordAttempts(attempts) {
+      return recordAll.immediate(attempts);
     },
     async redeliver(id) {
       return redeliverTx.immediate(id);

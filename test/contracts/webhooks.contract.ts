@@ -94,6 +94,16 @@ export function webhooksContract(name: string, factory: WebhookFactory): void {
       expect(done.lastError).toBeUndefined();
       expect(done.nextAttemptAt).toBeUndefined();
       expect((await store.heads()).find((h) => h.webhookId === 'wh_a')!.event.site).toBe('a/two');
+      // A lane, in order; none for a deleted webhook.
+      expect((await store.lane('wh_b', 10)).map((d) => d.event.site)).toEqual(['a/one', 'a/two']);
+      expect((await store.lane('wh_b', 1)).map((d) => d.event.site)).toEqual(['a/one']);
+      expect(await store.lane('wh_gone', 10)).toEqual([]);
+      // Several outcomes in one write, each a compare-and-set of its own.
+      const [one, two] = await store.lane('wh_b', 10);
+      const ok = { status: 'succeeded' as const, attempts: 1, windowStart: failed.windowStart, lastAttemptAt: failed.lastAttemptAt, lastStatus: 204 };
+      expect(await store.recordAttempts([{ before: one!, outcome: ok }, { before: two!, outcome: ok }, { before: one!, outcome: ok }])).toEqual([true, true, false]);
+      expect(await store.lane('wh_b', 10)).toEqual([]);
+      expect((await store.heads()).map((h) => h.webhookId)).toEqual(['wh_a']);
       await store.close();
     });
 

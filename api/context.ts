@@ -7,7 +7,9 @@ import type { ApiConfig, ApiHooks } from './config.ts';
 /**
  * Everything the HTTP layer (and the MCP connector) needs from the composition root: the
  * use cases' dependencies (`deps`, handed to every use case as is) and what only an edge
- * needs (configuration, the archive reader, the usage recorders, outbound clients).
+ * needs (configuration, the archive reader, the usage recorders, the OAuth outbound client).
+ * What the webhook and activity use cases read (their stores, the webhook outbound client,
+ * the sender's wake-up) is in `deps` too.
  */
 export type ApiContext = {
   readonly deps: AppDeps;

@@ -1,7 +1,9 @@
 import type { SiteAddress } from '../domain/paths.ts';
-import type { BlobIndex, BlobStore, DeploySessions, EventStore } from '../domain/ports.ts';
+import type { BlobIndex, BlobStore, DeploySessions, EventStore, OutboundHttp } from '../domain/ports.ts';
 import type { Versioning } from '../domain/site/decide.ts';
+import type { ActivityStore } from '../projections/activity.ts';
 import type { Queries } from '../projections/queries.ts';
+import type { WebhookDeliveries } from '../projections/webhooks.ts';
 import type { SiteShapes } from './contract/site-json.ts';
 import type { PublishGate } from './gate.ts';
 import type { ManifestCache } from './queries/manifest-cache.ts';
@@ -56,4 +58,12 @@ export type AppDeps = {
   readonly shapes: SiteShapes;
   /** Listing bodies by query, valid while the read model's checkpoint stays. */
   readonly listings: SiteListCache;
+  /** The activity log's store (spec §16). */
+  readonly activity: ActivityStore;
+  /** Webhook subscriptions and deliveries (spec §16). */
+  readonly webhooks: WebhookDeliveries;
+  /** The outbound client with the webhook policy (SITES_WEBHOOK_ALLOW_PRIVATE): checks URLs at creation. */
+  readonly webhookOutbound: OutboundHttp;
+  /** Wakes this instance's webhook sender (absent where none runs). */
+  readonly wakeSender?: () => void;
 };

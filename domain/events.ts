@@ -2,6 +2,7 @@ import type { ConnectionEvent } from './connection/events.ts';
 import type { KeyEvent } from './key/events.ts';
 import type { OAuthClientEvent } from './oauth-client/events.ts';
 import type { SiteEvent } from './site/events.ts';
+import type { WebhookEvent } from './webhook/events.ts';
 
 /**
  * Every event of the log: the union of the aggregates' own event types (each defined in
@@ -11,6 +12,7 @@ export type { ConnectionEvent } from './connection/events.ts';
 export type { KeyEvent } from './key/events.ts';
 export type { OAuthClientEvent } from './oauth-client/events.ts';
 export type { RevisionInfo, SiteEvent, SiteMeta } from './site/events.ts';
+export type { WebhookEvent } from './webhook/events.ts';
 
 /** Who did it: stored in every event's metadata, this is the audit trail. */
 export type Actor =
@@ -24,7 +26,7 @@ export type EventMeta = { readonly actor: Actor; readonly at: string };
 /** Hands out a small integer id: the id is the stream revision of this event + 1. */
 export type SequenceEvent = { readonly type: 'IdAllocated'; readonly data: { readonly id: number } };
 
-export type DomainEvent = SiteEvent | KeyEvent | SequenceEvent | ConnectionEvent | OAuthClientEvent;
+export type DomainEvent = SiteEvent | KeyEvent | SequenceEvent | ConnectionEvent | OAuthClientEvent | WebhookEvent;
 export type DomainEventType = DomainEvent['type'];
 
 /** An event as read back from a store: its stream position and metadata attached. */

@@ -50,7 +50,7 @@ export function validateGrant(raw: unknown): Grant {
  * would be a grant that silently matches nothing. A group target may have up to 3
  * labels: it can name a site path (`docs/app` owns `docs/app`'s children).
  */
-function assertCanonicalTarget(target: string): void {
+export function assertCanonicalTarget(target: string): void {
   if (target === '') return;
   const labels = target.split('/');
   if (labels.length > MAX_DEPTH) throw new ValidationError(`grant target ${JSON.stringify(target)} is deeper than ${MAX_DEPTH} labels`);

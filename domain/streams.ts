@@ -15,6 +15,7 @@ export const keyStream = (id: number): string => `key-${id}`;
 export const keyUsageStream = (id: number): string => `keyuse-${id}`;
 export const connectionStream = (id: string): string => `connection-${id}`;
 export const oauthClientStream = (id: string): string => `oauthclient-${id}`;
+export const webhookStream = (id: string): string => `webhook-${id}`;
 /** Streams whose revisions hand out small integer ids (site ids, key ids). */
 export const sequenceStream = (name: 'site' | 'key'): string => `sequence-${name}`;
 

@@ -21,7 +21,7 @@ export type Setting<T> = {
   readonly type: Parser<T>;
 };
 
-export const SECTIONS = ['Addresses', 'Stores', 'Sign-in and trust', 'Limits', 'Versions and trash', 'MCP connector', 'Logging'] as const;
+export const SECTIONS = ['Addresses', 'Stores', 'Sign-in and trust', 'Limits', 'Versions and trash', 'MCP connector', 'Webhooks', 'Logging'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /**
@@ -190,6 +190,12 @@ export const SETTINGS = {
     section: 'MCP connector',
     default: 'false',
     doc: 'Let the connector fetch OAuth client metadata documents from loopback, private and other non-public addresses (and over http). Only for hosts on your own network.',
+    type: p.bool,
+  }),
+  SITES_WEBHOOK_ALLOW_PRIVATE: setting({
+    section: 'Webhooks',
+    default: 'false',
+    doc: 'Let webhooks point at loopback, private and other non-public addresses, and use http:. Only for receivers on your own network; off, a webhook URL must be https and resolve to public addresses, at creation and at every delivery. See [Webhooks](../how-to/webhooks.md).',
     type: p.bool,
   }),
   SITES_LOG_LEVEL: setting({

@@ -59,6 +59,13 @@ export type Config = {
      */
     readonly allowPrivateMetadata: boolean;
   };
+  readonly webhooks: {
+    /**
+     * SITES_WEBHOOK_ALLOW_PRIVATE: webhook URLs may point at loopback, private and other
+     * non-public addresses, and use http: (receivers on the service's own network).
+     */
+    readonly allowPrivate: boolean;
+  };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly logFormat: 'text' | 'json';
 };
@@ -122,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refreshTtlMs: v.SITES_MCP_REFRESH_TTL,
       allowPrivateMetadata: v.SITES_OAUTH_ALLOW_PRIVATE_METADATA,
     },
+    webhooks: { allowPrivate: v.SITES_WEBHOOK_ALLOW_PRIVATE },
     logLevel: v.SITES_LOG_LEVEL,
     logFormat: v.SITES_LOG_FORMAT,
   };

@@ -1,6 +1,12 @@
 import type { EventStore } from '../domain/ports.ts';
 import type { Leases } from '../domain/ports.ts';
-import type { ProjectionStore } from '../projections/projection-store.ts';
+import type { ProjectionBatch, ProjectionStore } from '../projections/projection-store.ts';
+
+/**
+ * Another projection the projector feeds besides the read model (the activity log, the
+ * webhook fan-out): a store with its own checkpoint whose batches take the same pages.
+ */
+export type SideProjection = { readonly name: string; beginBatch(): Promise<ProjectionBatch> };
 
 const LEASE = 'projector';
 /** Events per read of the log. */
@@ -30,6 +36,8 @@ export type ProjectorOptions = {
   readonly onError?: (err: unknown) => void;
   /** Streams a catch-up batch holds at most before it commits (memory); 20,000 unless given. */
   readonly catchUpStreams?: number;
+  /** Projections fed with the read model, each from its own checkpoint. */
+  readonly sides?: readonly SideProjection[];
 };
 
 /**
@@ -81,8 +89,8 @@ export class Projector {
   async catchUp(afterBatch?: () => Promise<void>): Promise<number> {
     let applied = 0;
     for (;;) {
-      const { applied: n } = await this.project(this.catchUpWindow);
-      if (n === 0) return applied;
+      const { applied: n, sides } = await this.project(this.catchUpWindow);
+      if (n === 0 && sides === 0) return applied;
       applied += n;
       await afterBatch?.();
     }
@@ -90,12 +98,22 @@ export class Projector {
 
   /**
    * One batch: reads pages of the log after the checkpoint, folds them in, and commits
-   * them with the position of the last event read. Returns how many events it applied and
-   * the checkpoint it leaves. A drained log commits at once, so a waiting reader is not
+   * them with the position of the last event read. Returns how many events it applied to
+   * the read model, how many side projections read on their own, and the checkpoint it leaves. A drained log commits at once, so a waiting reader is not
    * kept waiting.
+   *
+   * The side projections whose checkpoint is the read model's take the same pages and
+   * commit just before it, so once a command sees its events in the read model they are
+   * in those stores too (read-your-writes holds for them). A side that is elsewhere in the
+   * log (a new store filling up, one that failed a batch) reads on its own, one window per
+   * batch, until it reaches the same position. A failing side is left out of the batch and
+   * reported: it never stops the read model.
    */
-  private async project(window: Window): Promise<{ applied: number; at: string | undefined }> {
+  private async project(window: Window): Promise<{ applied: number; sides: number; at: string | undefined }> {
     const batch = await this.readModel.beginBatch();
+    const sides = await this.beginSides();
+    let along = sides.filter((s) => s.batch.from === batch.from);
+    const apart = sides.filter((s) => s.batch.from !== batch.from);
     const started = performance.now();
     let after = batch.from;
     let applied = 0;
@@ -103,16 +121,73 @@ export class Projector {
       const page = await this.events.readAll(after, PAGE);
       if (page.length === 0) break;
       await batch.add(page);
+      along = await this.eachSide(along, (b) => b.add(page));
       applied += page.length;
       after = page[page.length - 1]!.position;
       if (window.live && page.length < PAGE) break;
       if (batch.streams >= window.streams || applied >= window.events || performance.now() - started >= window.ms) break;
       if (window.live) await new Promise((r) => setImmediate(r));
     }
-    if (applied === 0 || after === undefined) return { applied: 0, at: batch.from };
-    await batch.commit(after);
+    let sideApplied = 0;
+    for (const side of apart) sideApplied += await this.catchUpSide(side, window);
+    if (applied === 0 || after === undefined) return { applied: 0, sides: sideApplied, at: batch.from };
+    const end = after;
+    await this.eachSide(along, (b) => b.commit(end));
+    await batch.commit(end);
     this.notify();
-    return { applied, at: after };
+    return { applied, sides: sideApplied, at: end };
+  }
+
+  private async beginSides(): Promise<{ name: string; batch: ProjectionBatch }[]> {
+    const out: { name: string; batch: ProjectionBatch }[] = [];
+    for (const side of this.options.sides ?? []) {
+      try {
+        out.push({ name: side.name, batch: await side.beginBatch() });
+      } catch (err) {
+        this.options.onError?.(new Error(`${side.name} projection: ${String(err)}`));
+      }
+    }
+    return out;
+  }
+
+  /** Runs `step` on each side batch; a side that fails is reported and dropped from the batch. */
+  private async eachSide<T extends { name: string; batch: ProjectionBatch }>(sides: readonly T[], step: (b: ProjectionBatch) => Promise<void>): Promise<T[]> {
+    const kept: T[] = [];
+    for (const side of sides) {
+      try {
+        await step(side.batch);
+        kept.push(side);
+      } catch (err) {
+        this.options.onError?.(new Error(`${side.name} projection: ${String(err)}`));
+      }
+    }
+    return kept;
+  }
+
+  /** One window of a side projection that is not at the read model's checkpoint, from its own. */
+  private async catchUpSide(side: { name: string; batch: ProjectionBatch }, window: Window): Promise<number> {
+    const started = performance.now();
+    let after = side.batch.from;
+    let applied = 0;
+    try {
+      for (;;) {
+        const page = await this.events.readAll(after, PAGE);
+        if (page.length === 0) break;
+        await side.batch.add(page);
+        applied += page.length;
+        after = page[page.length - 1]!.position;
+        if (page.length < PAGE || applied >= window.events || performance.now() - started >= window.ms) break;
+        if (window.live) await new Promise((r) => setImmediate(r));
+      }
+        if (applied > 0 && after !== undefined) {
+        await side.batch.commit(after);
+        for (const l of this.listeners) l();
+      }
+      return applied;
+    } catch (err) {
+      this.options.onError?.(new Error(`${side.name} projection: ${String(err)}`));
+      return 0;
+    }
   }
 
   /** Resolves once the read model has applied `stream` up to `revision` (read-your-writes). */
@@ -136,6 +211,15 @@ export class Projector {
 
   private notify(): void {
     for (const w of [...this.waiters]) w();
+    for (const l of this.listeners) l();
+  }
+
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `listener` after each committed batch (the webhook sender wakes on it); returns the unsubscribe. */
+  onCommitted(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private async run(): Promise<void> {
@@ -150,8 +234,8 @@ export class Projector {
           await sleep(Math.min(1000, this.ttl / 3));
           continue;
         }
-        const { applied, at } = await this.project(LIVE);
-        if (applied > 0) continue;
+        const { applied, sides, at } = await this.project(LIVE);
+        if (applied > 0 || sides > 0) continue;
         await this.events.waitForEvents(at, Math.min(1000, this.ttl / 3));
       } catch (err) {
         this.options.onError?.(err);

@@ -9,8 +9,10 @@ import type { ApiContext } from '../api/context.ts';
 import { authentication } from '../api/auth.ts';
 import { crossOriginGuard } from '../api/cross-origin.ts';
 import { errorMiddleware } from '../api/errors.ts';
+import { activityRouter } from '../api/activity.ts';
 import { writeLog } from '../api/write-log.ts';
 import { auditRouter } from '../api/audit.ts';
+import { webhooksRouter } from '../api/webhooks.ts';
 import { deploysRouter } from '../api/deploys.ts';
 import { ingestRouter } from '../api/ingest.ts';
 import { keysRouter } from '../api/keys.ts';
@@ -28,7 +30,7 @@ import { ManifestCache } from '../app/queries/manifest-cache.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
 import { classifyHost } from '../domain/hosts.ts';
-import { hostLabels, type SiteAddress } from '../domain/paths.ts';
+import { hostLabels, parseSitePath, type SiteAddress } from '../domain/paths.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { hostNames, listenHostNames } from './hosts.ts';
@@ -43,6 +45,7 @@ import { docsMiddleware } from './docs/site.ts';
 import { projectRoot } from './root.ts';
 import { Projector } from './projector.ts';
 import { createSiteServer } from './serve-site.ts';
+import { startWebhookSender } from './webhook-sender.ts';
 import { inCidrs } from '../api/ip.ts';
 import { capConnectionsPerPeer } from './peer-cap.ts';
 import { answerClientError, guardConnections, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './slow-client.ts';
@@ -78,6 +81,11 @@ export async function createService(config: Config, options: { project: 'run' | 
   const projector = new Projector(stack.events, stack.readModel, {
     holder,
     onError: (err) => log.error('projection failed', { error: String(err) }),
+    // The activity log and the webhook outbox, each with its own checkpoint (DESIGN.md "Subscribers of the log").
+    sides: [
+      { name: 'activity', beginBatch: () => stack.activity.beginBatch() },
+      { name: 'webhooks', beginBatch: () => stack.webhooks.beginBatch() },
+    ],
   });
   const tmpDir = join(config.dataDir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
@@ -90,6 +98,16 @@ export async function createService(config: Config, options: { project: 'run' | 
     return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
   };
   const siteUrl = (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`;
+  // Deliveries: 10 s for the whole request (spec §16), an answer read up to 64 KiB (only an excerpt is kept).
+  const webhookOutbound = createOutbound({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-webhooks' });
+  const sender =
+    options.project === 'run'
+      ? startWebhookSender(
+          { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: (path) => siteUrl(parseSitePath(path)), now: () => new Date(), random: Math.random },
+          { isLeader: () => projector.isLeader, onError: (err) => log.error('webhook delivery failed', { error: String(err) }) },
+        )
+      : undefined;
+  if (sender) projector.onCommitted(() => sender.projected());
   const deps: AppDeps = {
     events: stack.events,
     queries: stack.readModel,
@@ -103,6 +121,10 @@ export async function createService(config: Config, options: { project: 'run' | 
     manifests: new ManifestCache(stack.blobs),
     shapes: new SiteShapes(siteUrl),
     listings: new SiteListCache(LISTING_CACHE_BYTES),
+    activity: stack.activity,
+    webhooks: stack.webhooks,
+    webhookOutbound,
+    ...(sender ? { wakeSender: () => sender.wake() } : {}),
     limits: { maxUploadBytes: config.maxUploadBytes, maxExtractBytes: config.maxExtractBytes, maxExtractEntries: config.maxExtractEntries, deployTtlMs: config.deployTtlMs },
     tmpDir,
     gate: new PublishGate(),
@@ -153,6 +175,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     log,
     async close() {
       await Promise.all([keyUsage.flush(), connectionUsage.flush()]);
+      await sender?.stop();
       await projector.stop();
       await stack.close();
     },
@@ -181,7 +204,7 @@ export async function apexApp(service: Service): Promise<Koa> {
   });
   const { config } = service;
   router.get('/tls/ask', tlsAskRoute(service.api, { ...hostNames(config), baseDomain: config.baseDomain, controlDomain: config.controlDomain }));
-  for (const r of [ingestRouter(service.api), deploysRouter(service.api), keysRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
+  for (const r of [ingestRouter(service.api), deploysRouter(service.api), keysRouter(service.api), webhooksRouter(service.api), activityRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
     app.use(r.routes());
     app.use(r.allowedMethods());
   }

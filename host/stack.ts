@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlobStore, EventStore } from '../domain/ports.ts';
+import type { ActivityStore } from '../projections/activity.ts';
 import type { ReadModel } from '../projections/read-model.ts';
+import type { WebhookDeliveries } from '../projections/webhooks.ts';
+import { openSqliteActivityStore } from './activity/sqlite.ts';
 import { openFolderBlobStore } from './blobs/folder.ts';
 import { CliError, systemReason } from './cli/failure.ts';
 import { ConfigError, type Config } from './config.ts';
@@ -9,11 +12,16 @@ import { esdbPositionKey } from './eventstore/esdb-position.ts';
 import { openSqliteEventStore, sqlitePositionKey } from './eventstore/sqlite.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openSqliteReadModel } from './readmodel/sqlite.ts';
+import { openSqliteWebhookDeliveries } from './webhooks/sqlite.ts';
 
 export type Stack = {
   readonly events: EventStore;
   readonly readModel: ReadModel;
   readonly blobs: BlobStore;
+  /** The activity projection (spec §16): with the read model, on the same engine. */
+  readonly activity: ActivityStore;
+  /** Webhook subscriptions, their outbox and delivery state: with the read model, on the same engine. */
+  readonly webhooks: WebhookDeliveries;
   /** Which adapter serves each port, for the start-up log line. */
   readonly describe: string;
   close(): Promise<void>;
@@ -72,6 +80,22 @@ export async function openStack(config: Config, log: Logger = createLogger(confi
     await Promise.allSettled(opened.map((store) => store.close()));
     throw [events, readModel, blobs].flatMap((r) => (r.status === 'rejected' ? [r.reason] : []))[0];
   }
+  // The log's other subscribers, on the read model's engine (MongoDB answered above). Embedded,
+  // each has its own SQLite file: the projector writes them in step with the read model, and
+  // the webhook sender records attempts at any time without waiting on the read model's lock.
+  let activity: ActivityStore;
+  let webhooks: WebhookDeliveries;
+  try {
+    activity = config.mongoUrl
+      ? await (await import('./activity/mongo.ts')).openMongoActivityStore(config.mongoUrl)
+      : openSqliteActivityStore(join(config.dataDir, 'activity.sqlite'));
+    webhooks = config.mongoUrl
+      ? await (await import('./webhooks/mongo.ts')).openMongoWebhookDeliveries(config.mongoUrl)
+      : openSqliteWebhookDeliveries(join(config.dataDir, 'webhooks.sqlite'));
+  } catch (err) {
+    await Promise.allSettled([events.value.close(), readModel.value.close(), blobs.value.close()]);
+    throw err;
+  }
   const describe = [
     `events=${config.eventStoreUrl ? 'eventstoredb' : 'sqlite'}`,
     `readmodel=${config.mongoUrl ? 'mongodb' : 'sqlite'}`,
@@ -81,9 +105,11 @@ export async function openStack(config: Config, log: Logger = createLogger(confi
     events: events.value,
     readModel: readModel.value,
     blobs: blobs.value,
+    activity,
+    webhooks,
     describe,
     async close() {
-      await Promise.allSettled([events.value.close(), readModel.value.close(), blobs.value.close()]);
+      await Promise.allSettled([events.value.close(), readModel.value.close(), blobs.value.close(), activity.close(), webhooks.close()]);
     },
   };
 }

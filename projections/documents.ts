@@ -91,8 +91,12 @@ export type ConnectionDoc = {
   };
 };
 
-/** The kinds of read-model documents, one per stream family. */
-export type DocKind = 'site' | 'key' | 'keyuse' | 'connection' | 'oauthclient' | 'sequence';
+/**
+ * The kinds of read-model documents, one per stream family. `sequence` and `webhook` streams
+ * have none here: only their revision is recorded, so a command on them can wait for the
+ * projector like any other (webhooks live in their own store, projections/webhooks.ts).
+ */
+export type DocKind = 'site' | 'key' | 'keyuse' | 'connection' | 'oauthclient' | 'sequence' | 'webhook';
 
 export type DocByKind = {
   site: SiteDoc;
@@ -101,6 +105,7 @@ export type DocByKind = {
   connection: ConnectionDoc;
   oauthclient: OAuthClientDoc;
   sequence: never;
+  webhook: never;
 };
 
 /** What the read model holds for one stream: the last applied revision and the document (null: none). */

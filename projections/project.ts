@@ -14,6 +14,7 @@ export function kindOfStream(stream: string): DocKind | undefined {
     case 'connection':
     case 'oauthclient':
     case 'sequence':
+    case 'webhook':
       return prefix;
     default:
       return undefined;
@@ -54,6 +55,7 @@ function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): S
     case 'oauthclient':
       return projectClient(doc as OAuthClientDoc | null, event as Recorded<OAuthClientEvent>);
     case 'sequence':
+    case 'webhook':
       return null;
     default: {
       const never: never = kind;

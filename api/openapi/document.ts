@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { Connection, ConnectionsResponse } from '../../app/contract/connection.ts';
 import { DeployCreated, DeployRequest } from '../../app/contract/deploy.ts';
 import { ErrorBody } from '../../app/contract/errors.ts';
+import { Activity, ActivityResponse } from '../../app/contract/activity.ts';
 import { Actor, EventsResponse, SiteEventEntry } from '../../app/contract/events.ts';
+import { CreatedWebhook, CreateWebhookBody, DeliveriesResponse, Delivery, Webhook, WebhooksResponse } from '../../app/contract/webhooks.ts';
 import { FileNode } from '../../app/contract/file-tree.ts';
 import { Grant, GrantRequest } from '../../app/contract/grant.ts';
 import { APIKey, CreatedAPIKey, CreateKeyBody, KeysResponse } from '../../app/contract/key.ts';
@@ -42,6 +44,13 @@ const RESPONSE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   EventsResponse,
   PublishResult,
   DeployCreated,
+  Activity,
+  ActivityResponse,
+  Webhook,
+  CreatedWebhook,
+  WebhooksResponse,
+  Delivery,
+  DeliveriesResponse,
   Error: ErrorBody,
 };
 const REQUEST_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
@@ -52,6 +61,7 @@ const REQUEST_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   GrantRequest,
   CreateKeyBody,
   DeployRequest,
+  CreateWebhookBody,
 };
 
 const SCHEMA_REF = (id: string) => `#/components/schemas/${id}`;

@@ -22,12 +22,12 @@ export type Operation = {
   readonly params?: Readonly<Record<string, z.ZodType>>;
   readonly query?: z.ZodObject;
   readonly body?: Body;
-  readonly ok: { readonly status: 200 | 201 | 204; readonly reply: Reply };
+  readonly ok: { readonly status: 200 | 201 | 202 | 204; readonly reply: Reply };
   /** Error statuses this operation can answer (each with the `{error, code}` body). */
   readonly errors: readonly ErrorStatus[];
 };
 
-export type Tag = 'ingest' | 'sites' | 'revisions' | 'trash' | 'keys' | 'connections' | 'meta';
+export type Tag = 'ingest' | 'sites' | 'revisions' | 'trash' | 'keys' | 'connections' | 'activity' | 'webhooks' | 'meta';
 export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 507;
 
 export type Body =

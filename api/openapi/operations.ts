@@ -1,3 +1,4 @@
+import { activity } from './activity-operations.ts';
 import { admin } from './admin-operations.ts';
 import { adminDeploys, deploys, ingest } from './ingest-operations.ts';
 import type { Operation, Tag } from './operation.ts';
@@ -12,7 +13,7 @@ export { ERROR_STATUSES, type Body, type ErrorStatus, type Header, type Operatio
  * `api/openapi/document.ts` turns it into OpenAPI 3.1; `test/http/openapi.test.ts` checks
  * that every route the routers register is here.
  */
-export const OPERATIONS: readonly Operation[] = [...ingest, ...deploys, ...sites, ...adminDeploys, ...admin];
+export const OPERATIONS: readonly Operation[] = [...ingest, ...deploys, ...sites, ...adminDeploys, ...admin, ...activity];
 
 export const TAGS: Readonly<Record<Tag, string>> = {
   ingest: 'The ingest plane (API keys only): publish and manage sites from CI.',
@@ -21,5 +22,7 @@ export const TAGS: Readonly<Record<Tag, string>> = {
   trash: 'Quarantined sites: restore or purge.',
   keys: 'API keys (admin).',
   connections: 'MCP connections (admin).',
+  activity: 'The activity log of the whole service (admin).',
+  webhooks: 'Webhooks: signed notifications of what happens (admin; Standard Webhooks).',
   meta: 'The caller, the instance and this document.',
 };

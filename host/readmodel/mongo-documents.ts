@@ -115,6 +115,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
       return { ...base, clientId: doc.clientId, ...(doc.unusedExpiresAt ? { unusedExpiresAt: doc.unusedExpiresAt } : {}) };
     }
     case 'sequence':
+    case 'webhook':
       return base;
     default: {
       const never: never = record.kind;

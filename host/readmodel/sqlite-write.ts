@@ -91,6 +91,7 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         return;
       }
       case 'sequence':
+      case 'webhook':
         return;
       default: {
         const never: never = record.kind;
@@ -119,6 +120,7 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         s.delClient.run(stream);
         return;
       case 'sequence':
+      case 'webhook':
         return;
       default: {
         const never: never = kind;

@@ -1,5 +1,5 @@
 /** The portal's only door to the service: the management API under `/api/*`. */
-import type { ApiKey, Connection, FileNode, Grant, Me, PublishResult, Revision, RevisionDiff, ServiceStorage, Site, SiteEvent, SiteList, SiteStorage } from './types.ts';
+import type { Activity, ActivityFilters, ActivityPage, ApiKey, Connection, Delivery, FileNode, Grant, Me, PublishResult, Revision, RevisionDiff, ServiceStorage, Site, SiteEvent, SiteList, SiteStorage, Webhook, WebhookType } from './types.ts';
 
 /** A failed call: HTTP status (0 when the server could not be reached) and the API's error code. */
 export class ApiError extends Error {
@@ -95,7 +95,33 @@ export const api = {
   /** Active connections and the revoked ones (the view hides those until asked). */
   connections: (signal?: AbortSignal) => call<{ connections: Connection[] }>('GET', '/api/mcp/connections?revoked=true', { signal }),
   revokeConnection: (id: string) => call<void>('DELETE', `/api/mcp/connections/${encodeURIComponent(id)}`),
+  activity(filters: ActivityFilters & { cursor?: string; limit?: number }, signal?: AbortSignal): Promise<ActivityPage> {
+    return call('GET', `/api/events?${activityQuery(filters)}`, { signal });
+  },
+  /** The whole matching history as JSON lines, oldest first (`Accept: application/x-ndjson`). */
+  async activityExport(filters: ActivityFilters): Promise<Blob> {
+    const res = await fetch(`/api/events?${activityQuery(filters)}`, { credentials: 'same-origin', headers: { Accept: 'application/x-ndjson' } }).catch(() => {
+      throw new ApiError(0, 'network', 'The server could not be reached.');
+    });
+    if (!res.ok) throw await toError(res);
+    return res.blob();
+  },
+  webhooks: (signal?: AbortSignal) => call<{ webhooks: Webhook[] }>('GET', '/api/webhooks', { signal }),
+  createWebhook: (body: { url: string; events: WebhookType[]; target?: string; description?: string }) =>
+    call<Webhook & { secret: string }>('POST', '/api/webhooks', { body }),
+  deleteWebhook: (id: string) => call<void>('DELETE', `/api/webhooks/${encodeURIComponent(id)}`),
+  deliveries: (id: string, signal?: AbortSignal) => call<{ deliveries: Delivery[] }>('GET', `/api/webhooks/${encodeURIComponent(id)}/deliveries`, { signal }),
+  redeliver: (id: string, delivery: string) =>
+    call<Delivery>('POST', `/api/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(delivery)}/redeliver`),
 };
+
+/** The activity query string: only the filters that are set. */
+export function activityQuery(filters: ActivityFilters & { cursor?: string; limit?: number }): string {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v !== undefined && v !== '') qs.set(k, String(v));
+  return qs.toString();
+}
+
 
 /**
  * Publishes through `POST /api/sites` with XMLHttpRequest, because fetch cannot

@@ -11,6 +11,8 @@ import { renderTrash } from './views/trash.ts';
 import { renderKeys } from './views/keys.ts';
 import { renderConnections } from './views/connections.ts';
 import { renderServiceStorage } from './views/storage.ts';
+import { renderActivity } from './views/activity.ts';
+import { renderWebhooks } from './views/webhooks.ts';
 
 /**
  * What every view receives: the user, its container, a signal aborted when the view is left,
@@ -39,6 +41,8 @@ function drawTopbar(me: Me | undefined): void {
         link('/', 'Sites', route.name === 'sites' || route.name === 'site'),
         me.is_admin && link('/trash', 'Trash', route.name === 'trash'),
         me.is_admin && link('/storage', 'Storage', route.name === 'storage'),
+        me.is_admin && link('/activity', 'Activity', route.name === 'activity'),
+        me.is_admin && link('/webhooks', 'Webhooks', route.name === 'webhooks'),
         me.is_admin && link('/keys', 'API Keys', route.name === 'keys'),
         me.is_admin && me.mcp_enabled && link('/connections', 'Connections', route.name === 'connections'),
       ),
@@ -81,6 +85,10 @@ async function route(me: Me): Promise<void> {
         return await renderConnections(ctx);
       case 'storage':
         return await renderServiceStorage(ctx);
+      case 'activity':
+        return await renderActivity(ctx);
+      case 'webhooks':
+        return await renderWebhooks(ctx, r.id);
       case 'notfound':
         document.title = 'Not found · Sites';
         replace(main, h('h1', null, 'Page not found'), h('p', null, 'There is no such page. ', h('a', { href: '/' }, 'Back to all sites')));

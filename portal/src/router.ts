@@ -7,6 +7,8 @@ export type Route =
   | { name: 'keys' }
   | { name: 'connections' }
   | { name: 'storage' }
+  | { name: 'activity' }
+  | { name: 'webhooks'; id?: string }
   | { name: 'notfound' };
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
@@ -18,6 +20,8 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 1 && parts[0] === 'keys') return { name: 'keys' };
   if (parts.length === 1 && parts[0] === 'connections') return { name: 'connections' };
   if (parts.length === 1 && parts[0] === 'storage') return { name: 'storage' };
+  if (parts.length === 1 && parts[0] === 'activity') return { name: 'activity' };
+  if (parts[0] === 'webhooks' && parts.length <= 2) return parts[1] ? { name: 'webhooks', id: parts[1] } : { name: 'webhooks' };
   if (parts[0] === 'sites' && parts.length >= 2 && parts.length <= 4 && parts.slice(1).every((p) => LABEL.test(p))) {
     return { name: 'site', path: parts.slice(1).join('/') };
   }

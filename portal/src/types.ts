@@ -79,3 +79,39 @@ export type SiteStorage = { revisions: Revision[]; logical_bytes: number; stored
 
 /** `GET /api/storage` (admins): the same for the whole service. */
 export type ServiceStorage = { sites: number; revisions: number; logical_bytes: number; stored_bytes: number };
+
+/** One event of the service's activity log (`GET /api/events`, spec §16). */
+export type Activity = { id: string; type: string; at: string; actor: unknown; site?: string; data: Record<string, unknown> };
+export type ActivityPage = { events: Activity[]; next?: string };
+/** The filters of the activity view, as the query names them. */
+export type ActivityFilters = { actor?: string; type?: string; site?: string; since?: string; until?: string };
+
+export type WebhookType =
+  | 'site.published'
+  | 'site.patched'
+  | 'site.rolled_back'
+  | 'site.unpublished'
+  | 'site.restored'
+  | 'site.purged'
+  | 'preview.published'
+  | 'preview.removed'
+  | 'key.issued'
+  | 'key.revoked'
+  | 'connection.granted'
+  | 'connection.revoked';
+
+export type Webhook = { id: string; url: string; events: WebhookType[]; target: string; description?: string; created_at: string; created_by: unknown };
+
+export type Delivery = {
+  id: string;
+  type: WebhookType;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status?: number;
+  last_error?: string;
+  created_at: string;
+  next_attempt_at?: string;
+  last_attempt_at?: string;
+  event: string;
+  site?: string;
+};

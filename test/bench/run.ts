@@ -4,19 +4,22 @@
  * in the same run. Quick by default (about 3 minutes on 2 cores); BENCH_FULL=1 runs the
  * issue's full sizes. Overrides: BENCH_FILES, BENCH_MB, BENCH_VERSIONS, BENCH_RUNS, BENCH_SITES,
  * BENCH_DURATION_S (per server and file, split over the BENCH_RUNS serving rounds), BENCH_RSS_FILES (the CLI memory row),
- * BENCH_ONLY=publish,deploys,serving,listing,startup,tls; BENCH_TLS_ASKS (names asked in the TLS ask rows).
+ * BENCH_ONLY=publish,deploys,serving,listing,startup,tls,activity,webhooks; BENCH_TLS_ASKS (names asked in the TLS ask rows);
+ * BENCH_ACTIVITY_EVENTS (the activity log's size, 1,000,000), BENCH_DELIVERIES (publishes delivered, 1,000).
  */
 import '../support/localhost-dns.ts';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { benchActivity } from './activity.ts';
 import { benchDeploys } from './deploys.ts';
 import { benchListingAndReplay } from './listing.ts';
 import { benchPublish } from './publish.ts';
 import { benchServing } from './serving.ts';
 import { benchStartup } from './startup.ts';
 import { benchTlsAsk } from './tls-ask.ts';
+import { benchWebhooks } from './webhooks.ts';
 import { markdownTable, type Row } from './table.ts';
 
 const env = process.env;
@@ -33,7 +36,7 @@ const params = {
   rounds: num('BENCH_ROUNDS', full ? 5 : 1),
   durationMs: num('BENCH_DURATION_S', full ? 10 : 5) * 1000,
 };
-const only = new Set((env.BENCH_ONLY ?? 'publish,deploys,serving,listing,startup,tls').split(','));
+const only = new Set((env.BENCH_ONLY ?? 'publish,deploys,serving,listing,startup,tls,activity,webhooks').split(','));
 const started = Date.now();
 const log = (s: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${s}\n`);
 
@@ -50,6 +53,9 @@ if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, dur
 if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50) }, log)));
 if (only.has('startup')) rows.push(...(await benchStartup({ runs: params.runs }, log)));
 if (only.has('tls')) rows.push(...(await benchTlsAsk({ sites: params.sites, asks: num('BENCH_TLS_ASKS', full ? 20_000 : 5_000) }, log)));
+// The target is stated at 1,000,000 events, so the quick run measures there too (about 2 minutes, most of it filling the store).
+if (only.has('activity')) rows.push(...(await benchActivity({ events: num('BENCH_ACTIVITY_EVENTS', 1_000_000), queries: num('BENCH_QUERIES', 200) }, log)));
+if (only.has('webhooks')) rows.push(...(await benchWebhooks({ deliveries: num('BENCH_DELIVERIES', 1_000) }, log)));
 
 const text = [
   `## Benchmark (${full ? 'full' : 'quick'} run, ${new Date().toISOString().slice(0, 10)})`,

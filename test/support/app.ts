@@ -11,10 +11,12 @@ import { SiteListCache } from '../../app/queries/site-list-cache.ts';
 import { forwardAuthIdentity, operatorIdentity, type Identity } from '../../domain/auth.ts';
 import type { Grant } from '../../domain/grants.ts';
 import type { EventStore } from '../../domain/ports.ts';
+import { openSqliteActivityStore } from '../../host/activity/sqlite.ts';
 import { openFolderBlobStore } from '../../host/blobs/folder.ts';
 import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
 import { Projector } from '../../host/projector.ts';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
+import { openSqliteWebhookDeliveries } from '../../host/webhooks/sqlite.ts';
 import type { ReadModel } from '../../projections/read-model.ts';
 
 /**
@@ -40,7 +42,15 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
   const events = openSqliteEventStore(join(dir, 'events.sqlite'));
   const readModel = openSqliteReadModel(join(dir, 'readmodel.sqlite'));
   const blobs = openFolderBlobStore(join(dir, 'blobs'));
-  const projector = new Projector(events, readModel, { holder: 'test' });
+  const activity = openSqliteActivityStore(join(dir, 'activity.sqlite'));
+  const webhooks = openSqliteWebhookDeliveries(join(dir, 'webhooks.sqlite'));
+  const projector = new Projector(events, readModel, {
+    holder: 'test',
+    sides: [
+      { name: 'activity', beginBatch: () => activity.beginBatch() },
+      { name: 'webhooks', beginBatch: () => webhooks.beginBatch() },
+    ],
+  });
   let projecting: Promise<unknown> = Promise.resolve();
   const project = () => (projecting = projecting.then(() => projector.catchUp()));
   const siteUrl = (a: { group: string; slug: string }) => `http://${[a.slug, ...(a.group ? a.group.split('/').reverse() : [])].join('.')}.localhost/`;
@@ -52,7 +62,7 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     deps: undefined as unknown as AppDeps,
     async close() {
       await projecting.catch(() => undefined);
-      await Promise.allSettled([events.close(), readModel.close(), blobs.close()]);
+      await Promise.allSettled([events.close(), readModel.close(), blobs.close(), activity.close(), webhooks.close()]);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -76,6 +86,13 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     manifests: new ManifestCache(blobs),
     shapes: new SiteShapes(siteUrl),
     listings: new SiteListCache(1_000_000),
+    activity,
+    webhooks,
+    // No request leaves a test: every destination is refused (a webhook test brings its own client).
+    webhookOutbound: {
+      check: async () => ({ reason: 'address', message: 'no outbound requests in the application tests' }),
+      request: async () => ({ ok: false, refusal: { reason: 'address', message: 'no outbound requests in the application tests' } }),
+    },
   };
   return harness;
 }

@@ -1,0 +1,88 @@
+import { Webhook } from 'standardwebhooks';
+import type { OutboundHttp } from '../../domain/ports.ts';
+import type { AttemptRecord, DeliveryRecord, WebhookDeliveries, WebhookDoc } from '../../projections/webhooks.ts';
+import { payloadOf } from './payload.ts';
+import { RETRY_WINDOW_MS, retryDelay } from './schedule.ts';
+
+export type SendDeps = {
+  readonly webhooks: WebhookDeliveries;
+  /** The webhook outbound client: https only (unless private is allowed), no redirects, 10 s, bounded answer, address checked at each request. */
+  readonly outbound: OutboundHttp;
+  /** Public URL of a site by its path, for payloads. */
+  readonly siteUrl: (path: string) => string;
+  readonly now: () => Date;
+  readonly random: () => number;
+};
+
+/** A last answer's excerpt kept in the delivery (the portal shows it). */
+const ANSWER_EXCERPT = 200;
+
+export type SendResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
+
+/**
+ * One attempt at one delivery: the body is built and signed with the webhook's secret
+ * (Standard Webhooks: `webhook-id` is the delivery's stable id, `webhook-timestamp` the
+ * time of this attempt, `webhook-signature` `v1,<base64 HMAC-SHA256>`), sent through the
+ * outbound client, and the outcome recorded as a compare-and-set on the delivery as it was
+ * read. A 2xx within 10 s succeeds; anything else (a refused destination, a redirect, a
+ * timeout, another status) is retried after a growing, jittered wait until the 24-hour
+ * window from the first attempt is over, then the delivery has failed.
+ * A webhook deleted meanwhile is not sent to (`skipped`). `known`: the webhook as the caller
+ * just read it (a lane sending several in a row; subscriptions never change, only end).
+ */
+export async function sendDelivery(deps: SendDeps, delivery: DeliveryRecord): Promise<SendResult> {
+  const webhook = await deps.webhooks.getWebhook(delivery.webhookId);
+  if (!webhook) return 'skipped';
+  const outcome = await attemptDelivery(deps, delivery, webhook);
+  await deps.webhooks.recordAttempt(delivery, outcome);
+  return resultOf(outcome);
+}
+
+export const resultOf = (outcome: AttemptRecord): Exclude<SendResult, 'skipped'> => (outcome.status === 'pending' ? 'retrying' : outcome.status);
+
+/**
+ * The attempt itself, without recording it: what `sendDelivery` does between reading and
+ * writing the delivery. The sender's lanes record several outcomes in one write.
+ */
+export async function attemptDelivery(deps: Pick<SendDeps, 'outbound' | 'siteUrl' | 'now' | 'random'>, delivery: DeliveryRecord, webhook: WebhookDoc): Promise<AttemptRecord> {
+  const started = deps.now();
+  const body = JSON.stringify(payloadOf(delivery, deps.siteUrl));
+  const signature = new Webhook(webhook.secret).sign(delivery.id, started, body);
+  const result = await deps.outbound.request({
+    url: webhook.url,
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+    body,
+  });
+  const now = deps.now();
+  const attempts = delivery.attempts + 1;
+  const windowStart = delivery.windowStart ?? started.toISOString();
+  const common = { attempts, windowStart, lastAttemptAt: started.toISOString() };
+  let outcome: AttemptRecord;
+  if (result.ok && result.response.status >= 200 && result.response.status < 300) {
+    outcome = { ...common, status: 'succeeded', lastStatus: result.response.status };
+  } else {
+    const answer = result.ok
+      ? { lastStatus: result.response.status, lastError: describeAnswer(result.response.status, result.response.headers, result.response.body) }
+      : { lastError: result.refusal.message };
+    const deadline = Date.parse(windowStart) + RETRY_WINDOW_MS;
+    const next = Math.min(now.getTime() + retryDelay(attempts, deps.random), deadline);
+    outcome =
+      now.getTime() >= deadline
+        ? { ...common, ...answer, status: 'failed' }
+        : { ...common, ...answer, status: 'pending', nextAttemptAt: new Date(next).toISOString() };
+  }
+  return outcome;
+}
+
+function describeAnswer(status: number, headers: Readonly<Record<string, string>>, body: Uint8Array): string {
+  if (status >= 300 && status < 400) return `answered ${status} (redirects are not followed${headers.location ? `: to ${headers.location.slice(0, 100)}` : ''})`;
+  // The status is the delivery's `last_status`; this is what the receiver said with it.
+  const text = Buffer.from(body.subarray(0, ANSWER_EXCERPT * 4)).toString('utf8').replace(/\s+/g, ' ').trim().slice(0, ANSWER_EXCERPT);
+  return text || `answered ${status} with no body`;
+}

@@ -1,0 +1,174 @@
+/**
+ * Webhook deliveries (spec §16, issue 28): 1,000 publishes delivered to a local receiver,
+ * against the rate the same receiver accepts from a plain loop of POSTs (one at a time, a
+ * new connection each, as the outbound client makes them), and the projector's lag (how
+ * long a command waits for the read model: a PATCH's latency) while they are delivered,
+ * against the same with nothing to deliver. The service is the real process; the receiver
+ * is a process of its own and times both runs itself.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { percentile } from '../support/load.ts';
+import { publish } from '../support/publish.ts';
+import { startService } from '../support/service.ts';
+import { fmt } from './support.ts';
+import type { Row } from './table.ts';
+
+export type WebhookBenchParams = { readonly deliveries: number };
+
+type Stats = { count: number; firstMs: number; lastMs: number };
+
+function http(port: number, method: string, path: string, opts: { body?: string; headers?: Record<string, string>; agent?: Agent | false } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent: opts.agent ?? false, headers: { ...(opts.body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(opts.body)) } : {}), ...opts.headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+async function startReceiver(): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'webhook-receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (c: Buffer) => resolve(Number(c.toString().trim())));
+    child.once('exit', () => reject(new Error('the receiver exited')));
+  });
+  return { port, child };
+}
+
+const rate = (s: Stats) => (s.count - 1) / ((s.lastMs - s.firstMs) / 1000);
+
+export async function benchWebhooks(p: WebhookBenchParams, log: (s: string) => void): Promise<Row[]> {
+  const receiver = await startReceiver();
+  const stats = async () => JSON.parse((await http(receiver.port, 'GET', '/stats')).body) as Stats;
+  const svc = await startService({ env: { SITES_WEBHOOK_ALLOW_PRIVATE: 'true', SITES_VERSIONING_ENABLED: 'false', SITES_LOG_LEVEL: 'error' } });
+  try {
+    // The reference: the receiver alone, from a plain loop, with a body like a delivery's.
+    const sample = JSON.stringify({ type: 'site.published', timestamp: new Date().toISOString(), data: { site: 'bench/s1', url: 'http://s1.bench.localhost/', actor: { kind: 'key', id: 1, name: 'bench' }, revision: '20260101T000000.000000000Z', created: false, title: 'Site', files: 1, size: 30 } });
+    const headers = { 'webhook-id': 'msg_0000000000000000000000000', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': `v1,${'A'.repeat(43)}=` };
+    // Measured before and after the service's run (the machine is shared: its speed moves), after a warm-up.
+    const plainLoop = async (): Promise<Stats> => {
+      await http(receiver.port, 'POST', '/reset');
+      for (let i = 0; i < p.deliveries; i++) await http(receiver.port, 'POST', '/in', { body: sample, headers });
+      return stats();
+    };
+    await plainLoop();
+    const plainBefore = await plainLoop();
+    log(`webhooks: the receiver takes ${fmt(rate(plainBefore), 0)} POSTs/s from a plain loop`);
+
+    const key = await svc.createKey(['--name', 'bench', '--admin']);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const api = (method: string, path: string, body?: unknown) =>
+      http(svc.port, method, path, { agent, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), headers: { host: `localhost:${svc.port}`, authorization: `Bearer ${key}` } });
+    expect201(await api('POST', '/api/webhooks', { url: `http://127.0.0.1:${receiver.port}/in`, events: ['site.published'] }));
+    const hookId = (JSON.parse((await api('GET', '/api/webhooks')).body) as { webhooks: { id: string }[] }).webhooks[0]!.id;
+    expect201({ status: (await publish(svc.url, key, { group: 'bench', slug: 'lag', title: 'Lag' }, { index: '<p>lag</p>' })).status === 200 ? 201 : 0, body: '' });
+
+    // The projector's lag with nothing to deliver: a command's wait for the read model.
+    const patchLatency = async (untilMs: number, atMost: number): Promise<number[]> => {
+      const times: number[] = [];
+      for (let i = 0; times.length < atMost && (i < 20 || performance.now() < untilMs); i++) {
+        const t = performance.now();
+        const r = await api('PATCH', '/ingest/sites/bench/lag', { title: `Lag ${i} ${Math.random()}` });
+        if (r.status !== 200) throw new Error(`patch: ${r.status} ${r.body}`);
+        times.push(performance.now() - t);
+      }
+      return times.sort((a, b) => a - b);
+    };
+    const idle = await patchLatency(0, 100);
+
+    /**
+     * `count` publishes while the receiver answers 503 (the first delivery retries, the rest
+     * wait behind it), then the receiver comes back and the first is sent again at once: the
+     * lane drains in log order. `during` runs while it drains.
+     */
+    const drainRun = async (round: number, during: (drained: () => Promise<boolean>) => Promise<number[]>): Promise<{ stats: Stats; lag: number[] }> => {
+      await http(receiver.port, 'POST', '/down');
+      const t0 = performance.now();
+      let oldest: string | undefined;
+      for (let i = 0; i < p.deliveries; i++) {
+        const r = await publish(svc.url, key, { group: 'bench', slug: `s${i % 20}`, title: `S${round} ${i}` }, { index: `<p>${round} ${i}</p>` });
+        if (r.status !== 200) throw new Error(`publish: ${r.status} ${JSON.stringify(r.body)}`);
+        if (i === 0) oldest = await firstDelivery(api, hookId);
+      }
+      log(`webhooks: ${p.deliveries} publishes in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+      await http(receiver.port, 'POST', '/up');
+      await http(receiver.port, 'POST', '/reset');
+      const started = performance.now();
+      expect202(await api('POST', `/api/webhooks/${hookId}/deliveries/${oldest}/redeliver`));
+      const drained = async () => (await stats()).count >= p.deliveries || performance.now() - started > 120_000;
+      const lag = await during(drained);
+      for (let i = 0; !(await drained()); i++) await new Promise((r) => setTimeout(r, 50));
+      const s = await stats();
+      if (s.count < p.deliveries) throw new Error(`only ${s.count} of ${p.deliveries} deliveries arrived`);
+      return { stats: s, lag };
+    };
+    // The lag: commands at an ordinary pace (one every 25 ms, not back to back) while 1,000 deliveries drain.
+    // This run also warms the sender up, as the plain loop's first run warmed the client.
+    const busy = await drainRun(1, async (drained) => {
+      const times: number[] = [];
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 25));
+        const t = performance.now();
+        const r = await api('PATCH', '/ingest/sites/bench/lag', { title: `During ${times.length} ${Math.random()}` });
+        if (r.status !== 200) throw new Error(`patch: ${r.status} ${r.body}`);
+        times.push(performance.now() - t);
+        if (await drained()) return times.sort((a, b) => a - b);
+      }
+    });
+    // The rate: another 1,000, with nothing else going on while the lane drains (the receiver's own clock times it).
+    const quiet = await drainRun(2, async () => []);
+    log(`webhooks: ${quiet.stats.count} deliveries at ${fmt(rate(quiet.stats), 0)}/s`);
+    const during = busy.lag;
+    const sent = quiet.stats;
+    agent.destroy();
+    const plainAfter = await plainLoop();
+    const plainRate = (rate(plainBefore) + rate(plainAfter)) / 2;
+    const ratio = rate(sent) / plainRate;
+    const lagRatio = percentile(during, 50) / percentile(idle, 50);
+    return [
+      {
+        section: 'Webhooks',
+        what: `${p.deliveries} publishes delivered to a local receiver (one webhook, in log order)`,
+        value: `${fmt(rate(sent), 0)} deliveries/s`,
+        reference: `the receiver from a plain loop (a connection per POST, as deliveries): ${fmt(plainRate, 0)} POSTs/s (${fmt(rate(plainBefore), 0)} before, ${fmt(rate(plainAfter), 0)} after)`,
+        ratio,
+        target: '≥ 0.8×',
+        ok: ratio >= 0.8,
+      },
+      {
+        section: 'Webhooks',
+        what: `projector lag (a PATCH's wait for the read model) while those deliveries go out`,
+        value: `p50 ${fmt(percentile(during, 50), 1)} ms, p99 ${fmt(percentile(during, 99), 1)} ms (${during.length} patches)`,
+        reference: `nothing to deliver: p50 ${fmt(percentile(idle, 50), 1)} ms, p99 ${fmt(percentile(idle, 99), 1)} ms`,
+        ratio: lagRatio,
+        target: 'unchanged (p50 ≤ 1.25×)',
+        ok: lagRatio <= 1.25,
+      },
+    ];
+  } finally {
+    await svc.stop();
+    receiver.child.kill('SIGTERM');
+  }
+}
+
+/** The webhook's one delivery once its first attempt failed (the head of its lane, which the others wait behind). */
+async function firstDelivery(api: (m: string, p: string) => Promise<{ body: string }>, hookId: string): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const [d] = (JSON.parse((await api('GET', `/api/webhooks/${hookId}/deliveries`)).body) as { deliveries: { id: string; attempts: number }[] }).deliveries;
+    if (d && d.attempts > 0) return d.id;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the first delivery was never attempted');
+}
+
+function expect201(r: { status: number; body: string }): void {
+  if (r.status !== 201) throw new Error(`expected 201, got ${r.status} ${r.body}`);
+}
+function expect202(r: { status: number; body: string }): void {
+  if (r.status !== 202) throw new Error(`expected 202, got ${r.status} ${r.body}`);
+}

@@ -23,7 +23,7 @@ function decode(file: ToolFile): Buffer {
  * Validates and decodes the files of a publish before anything is stored: the same
  * path rules as archives (no `..`, absolute paths, backslashes, NUL, duplicates) and the
  * same limits, counted on decoded bytes: upload and extracted bytes, and entry count.
- * Returns them as the stream of entries `publishFiles` consumes.
+ * Returns them as the files `publishSite` takes.
  */
 export function toolFiles(input: { html?: string; files?: readonly ToolFile[] }, limits: Limits): AsyncIterable<IncomingFile> {
   const hasHtml = input.html !== undefined;

@@ -26,6 +26,7 @@ import { mountOpenApi } from './openapi/route.ts';
 import { streamRevisionZip } from './revision-zip.ts';
 import { inertPublisherBytes } from './security-headers.ts';
 import { param, sitePath, siteRoute } from './site-path.ts';
+import { sendListing } from './listing-answer.ts';
 
 /**
  * The management plane (spec §5): forward-auth users and keys (an admin key acts as an
@@ -44,8 +45,8 @@ export function managementRouter(api: ApiContext): Router {
 
   r.get('/api/sites', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = await listSites(api.deps, identity, parseQuery(SiteQueryParams, ctx.query)); // SitesResponse, serialized
+    const answer = await listSites(api.deps, identity, parseQuery(SiteQueryParams, ctx.query));
+    await sendListing(ctx, answer); // SitesResponse, serialized
   });
 
   r.post('/api/sites', async (ctx) => {

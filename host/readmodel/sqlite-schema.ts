@@ -41,6 +41,15 @@ CREATE TABLE IF NOT EXISTS site_tags (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS site_tags_by_tag ON site_tags (tag);
 
+-- The listing's group tree (projections/site-tree.ts): one row per group holding live sites,
+-- rewritten by the batch that changes it; \`version\` is that batch's position key.
+CREATE TABLE IF NOT EXISTS site_tree (
+  path    TEXT PRIMARY KEY,
+  version TEXT NOT NULL,
+  doc     TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS site_tree_by_version ON site_tree (version);
+
 CREATE TABLE IF NOT EXISTS keys (
   stream     TEXT PRIMARY KEY,
   id         INTEGER NOT NULL UNIQUE,
@@ -137,8 +146,9 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  *    them and when (revokedAt, revokedBy): the rebuild fills them in from the log.
  *    (key_usage, a key's last use from its usage stream, came with the same version; it alone
  *    would have needed no bump: only usage streams feed it, and no earlier log has one.)
+ * 5: site_tree, the listing's group tree kept from the events (the rebuild fills it in).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * Secondary indexes of the site tables. A batch that fills these tables from empty (a
@@ -150,4 +160,4 @@ export const SITE_INDEXES: readonly { readonly name: string; readonly sql: strin
 ].map((m) => ({ name: m[1]!, sql: m[0] }));
 
 /** Tables that `reset()` empties: everything projected, and the checkpoint. */
-export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'key_usage', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;
+export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'site_tree', 'keys', 'key_usage', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;

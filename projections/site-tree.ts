@@ -1,5 +1,5 @@
 import type { StreamChange } from './batch.ts';
-import type { SiteDoc } from './documents.ts';
+import type { SiteDoc, StreamRecord } from './documents.ts';
 
 /**
  * The group tree of the unfiltered listing (`GET /api/sites`), kept as documents of its own
@@ -85,6 +85,31 @@ export function treeChangesOf(changes: readonly StreamChange[]): TreeSiteChange[
   return out;
 }
 
+/**
+ * The tree entries of every site stream a batch touched, from their records as the batch
+ * leaves them, whether or not the batch moved them. For a store whose documents and tree
+ * are written one after the other (MongoDB): after a crash between the two, the events come
+ * again, the documents are already ahead (so the batch moves nothing), and setting each
+ * touched site's entry to its stored state brings the tree back in line. A record without a
+ * document (a purged site) names its site by its stream (`site-<path with dots>`; labels
+ * hold no dots): its entry is removed.
+ */
+export function treeStateOf(records: Iterable<StreamRecord>): TreeSiteChange[] {
+  const out: TreeSiteChange[] = [];
+  for (const r of records) {
+    if (r.kind !== 'site') continue;
+    const doc = r.doc as SiteDoc | null;
+    if (doc) {
+      out.push({ group: doc.group, slug: doc.slug, entry: treeEntry(doc, r.revision) });
+      continue;
+    }
+    const path = r.stream.replace(/^site-/, '').replaceAll('.', '/');
+    const cut = path.lastIndexOf('/');
+    out.push(cut < 0 ? { group: ROOT, slug: path, entry: undefined } : { group: path.slice(0, cut), slug: path.slice(cut + 1), entry: undefined });
+  }
+  return out;
+}
+
 /** Every node `changes` may touch: each site's group and its ancestors (the root included). */
 export function treeNodesOf(changes: readonly TreeSiteChange[]): string[] {
   const wanted = new Set<string>();
@@ -136,8 +161,9 @@ export function applyTreeChanges(loaded: ReadonlyMap<string, TreeNodeDoc>, chang
   for (const c of changes) {
     const node = get(c.group);
     const sites = setByName(node.sites, c.slug, c.entry, slugOf);
-    if (sites === node.sites) continue;
-    nodes.set(c.group, { ...node, sites });
+    if (sites !== node.sites) nodes.set(c.group, { ...node, sites });
+    // Counts are taken again even when the entry was already set: a store that wrote this
+    // node but not its ancestors before a crash gets them right when the change comes again.
     for (const p of lineage(c.group)) dirty.add(p);
   }
   // Deepest first, so that each node's children are final before its counts are taken.
@@ -162,8 +188,9 @@ export function applyTreeChanges(loaded: ReadonlyMap<string, TreeNodeDoc>, chang
   const out = new Map<string, TreeNodeDoc | null>();
   for (const [path, node] of nodes) {
     const before = loaded.get(path);
+    if (node.live === 0 && !before) continue; // a node never stored and still empty needs nothing
     if (node.live === 0 && path !== ROOT) {
-      if (before) out.set(path, null); // a node never stored and still empty needs nothing
+      out.set(path, null);
       continue;
     }
     if (before && sameNode(before, node)) continue;

@@ -54,7 +54,7 @@ const rows: Row[] = [];
 if (only.has('publish')) rows.push(...(await benchPublish({ files: params.files, bytes: params.bytes, versions: params.versions, runs: params.runs }, log)));
 if (only.has('deploys')) rows.push(...(await benchDeploys({ files: params.files, bytes: params.bytes, runs: params.runs, rssFiles: num('BENCH_RSS_FILES', 10_000) }, log)));
 if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, durationMs: params.durationMs, warmupMs: 1000, rounds: params.runs }, log)));
-if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50) }, log)));
+if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50), runs: params.runs }, log)));
 if (only.has('startup')) rows.push(...(await benchStartup({ runs: params.runs }, log)));
 if (only.has('tls')) rows.push(...(await benchTlsAsk({ sites: params.sites, asks: num('BENCH_TLS_ASKS', full ? 20_000 : 5_000) }, log)));
 // The target is stated at 1,000,000 events, so the quick run measures there too (about 2 minutes, most of it filling the store).

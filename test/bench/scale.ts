@@ -95,7 +95,7 @@ type Measured = {
   wirePlain: number;
   rss: number;
   startup: number[];
-  replay?: { events: number; reads: number[]; replays: number[]; peakMb: number };
+  replay?: ReplayFigures;
   roundRobin?: { one: { rps: number; times: number[] }; many: { rps: number; times: number[]; distinct: number } };
 };
 
@@ -205,17 +205,24 @@ async function measureSize(sites: number, p: ScaleParams, log: (s: string) => vo
     }
 
     log(`scale: replaying ${n(seeded.events)} events (${p.runs} runs, in a process of its own)`);
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'replay-child.ts'), dataDir, String(p.runs)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    const code = await new Promise<number | null>((done) => child.on('exit', done));
-    if (code !== 0) throw new Error(`replay child exited ${code}`);
-    out.replay = JSON.parse(stdout.trim().split('\n').pop()!) as Measured['replay'];
+    out.replay = await replayInChild(dataDir, p.runs);
     return out;
   } finally {
     await rm(seedDir, { recursive: true, force: true });
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+export type ReplayFigures = { events: number; reads: number[]; replays: number[]; peakMb: number };
+
+/** Runs replay-child.ts on a data dir: `runs` raw reads and replays, alternating, and the child's peak RSS. */
+export async function replayInChild(dataDir: string, runs: number): Promise<ReplayFigures> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'replay-child.ts'), dataDir, String(runs)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  const code = await new Promise<number | null>((done) => child.on('exit', done));
+  if (code !== 0) throw new Error(`replay child exited ${code}`);
+  return JSON.parse(stdout.trim().split('\n').pop()!) as ReplayFigures;
 }
 
 const spread = (xs: number[], unit: (x: number) => string) => `${unit(Math.min(...xs))}–${unit(Math.max(...xs))}`;

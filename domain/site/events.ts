@@ -1,4 +1,5 @@
 import type { ChangeCounts } from '../manifest-diff.ts';
+import type { SiteDomainEvent } from './domains.ts';
 
 /** One immutable snapshot of a site's files, as recorded when it was published. */
 export type RevisionInfo = {
@@ -54,4 +55,6 @@ export type SiteEvent =
         readonly revisions: readonly { readonly id: string; readonly manifest: string; readonly favicon?: string }[];
       };
     }
-  | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } };
+  | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } }
+  // Custom domains (spec §15): DomainAttached, DomainDetached.
+  | SiteDomainEvent;

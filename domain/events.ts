@@ -1,5 +1,5 @@
 import type { ConnectionEvent } from './connection/events.ts';
-import type { DomainClaimEvent } from './custom-domain/claim.ts';
+import type { DomainClaimEvent } from './custom-domain/events.ts';
 import type { KeyEvent } from './key/events.ts';
 import type { OAuthClientEvent } from './oauth-client/events.ts';
 import type { SiteEvent } from './site/events.ts';
@@ -10,7 +10,7 @@ import type { WebhookEvent } from './webhook/events.ts';
  * its aggregate's folder), for the event store, the projections and the audit history.
  */
 export type { ConnectionEvent } from './connection/events.ts';
-export type { DomainClaimEvent } from './custom-domain/claim.ts';
+export type { DomainClaimEvent } from './custom-domain/events.ts';
 export type { KeyEvent } from './key/events.ts';
 export type { OAuthClientEvent } from './oauth-client/events.ts';
 export type { RevisionInfo, SiteEvent, SiteMeta } from './site/events.ts';

@@ -1,5 +1,8 @@
 import type { Decider, Stamped } from '../decider.ts';
 import { ConflictError } from '../errors.ts';
+import type { DomainClaimEvent } from './events.ts';
+
+export type { DomainClaimEvent } from './events.ts';
 
 /**
  * The claim on a custom domain: one stream per domain (`domain-<name>`, domain/streams.ts),
@@ -15,19 +18,6 @@ import { ConflictError } from '../errors.ts';
  * claimed it can never land (it appends with that revision expected), so the claim is dead
  * and may be taken over (app/domains/claims.ts).
  */
-export type DomainClaimEvent =
-  | {
-      readonly type: 'DomainClaimed';
-      readonly data: {
-        readonly domain: string;
-        /** The site's full path and the id of its incarnation. */
-        readonly site: string;
-        readonly siteId: number;
-        /** The site stream's revision when claimed: its `DomainAttached` is appended with this one expected. */
-        readonly siteRevision: number;
-      };
-    }
-  | { readonly type: 'DomainReleased'; readonly data: { readonly domain: string; readonly site: string; readonly siteId: number } };
 
 /** Who holds a domain, and since when (the claim's time: how long an unfinished attach has been waiting). */
 export type DomainHolder = { readonly site: string; readonly siteId: number; readonly siteRevision: number; readonly at: string };

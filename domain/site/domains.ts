@@ -2,6 +2,7 @@ import { MAX_DOMAINS_PER_SITE } from '../custom-domain/name.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { fullPath, type SiteAddress } from '../paths.ts';
 import { allows, type LifecycleCommand } from './lifecycle.ts';
+import type { SiteDomainEvent } from './events.ts';
 import type { SiteState } from './state.ts';
 
 /**
@@ -10,22 +11,6 @@ import type { SiteState } from './state.ts';
  * (domain/custom-domain/claim.ts): a use case records `DomainAttached` only once the site's
  * claim is in place (app/domains/).
  */
-export type SiteDomainEvent =
-  | { readonly type: 'DomainAttached'; readonly data: { readonly siteId: number; readonly domain: string } }
-  | {
-      readonly type: 'DomainDetached';
-      readonly data: {
-        readonly siteId: number;
-        readonly domain: string;
-        /**
-         * Absent: an admin detached it. `purged`: the site was purged (recorded just before
-         * `SitePurged`). `unfinished`: an attach that claimed the domain never recorded it here,
-         * and its claim was taken over for another site (the domain was never attached).
-         */
-        readonly reason?: 'purged' | 'unfinished';
-      };
-    };
-
 export type SiteDomainCommand =
   | { readonly type: 'AttachDomain'; readonly address: SiteAddress; readonly domain: string }
   | { readonly type: 'DetachDomain'; readonly address: SiteAddress; readonly domain: string }

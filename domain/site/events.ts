@@ -1,5 +1,4 @@
 import type { ChangeCounts } from '../manifest-diff.ts';
-import type { SiteDomainEvent } from './domains.ts';
 
 /** One immutable snapshot of a site's files, as recorded when it was published. */
 export type RevisionInfo = {
@@ -56,5 +55,23 @@ export type SiteEvent =
       };
     }
   | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } }
-  // Custom domains (spec §15): DomainAttached, DomainDetached.
+  // Custom domains (spec §15), recorded by domains.ts.
   | SiteDomainEvent;
+
+/** Custom domains (spec §15): the names the site answers at besides its own host. */
+export type SiteDomainEvent =
+  | { readonly type: 'DomainAttached'; readonly data: { readonly siteId: number; readonly domain: string } }
+  | {
+      readonly type: 'DomainDetached';
+      readonly data: {
+        readonly siteId: number;
+        readonly domain: string;
+        /**
+         * Absent: an admin detached it. `purged`: the site was purged (recorded just before
+         * `SitePurged`). `unfinished`: an attach that claimed the domain never recorded it here,
+         * and its claim was taken over for another site (the domain was never attached).
+         */
+        readonly reason?: 'purged' | 'unfinished';
+      };
+    };
+

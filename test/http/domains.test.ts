@@ -87,6 +87,13 @@ describe('PUT and DELETE /api/sites/{path}/domains/{domain}', () => {
     const events = (await call(svc.url, 'GET', '/api/sites/blog/events', { key: admin })).body.events;
     expect(events.map((e: { type: string }) => e.type).slice(-2)).toEqual(['DomainAttached', 'DomainDetached']);
     expect(events.at(-1)).toMatchObject({ data: { domain: 'www.blog.test' }, actor: { kind: 'key' } });
+    // The Activity log tells the attach and detach, not the claims behind them (bookkeeping).
+    const activity = (await call(svc.url, 'GET', '/api/events?limit=500', { key: admin })).body.events;
+    const types = activity.map((e: { type: string }) => e.type);
+    expect(types).toContain('DomainAttached');
+    expect(activity.find((e: { type: string }) => e.type === 'DomainDetached')).toMatchObject({ site: 'blog', data: { domain: 'www.blog.test' } });
+    expect(types).not.toContain('DomainClaimed');
+    expect(types).not.toContain('DomainReleased');
   });
 
   it('a signed-in admin attaches from the portal, but not from another origin (the cross-origin guard, spec §2)', async () => {

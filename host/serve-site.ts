@@ -187,8 +187,11 @@ function remember(m: Memory, manifest: Manifest, url: string, route: Route, ownB
 /** A site server: serves a site host's requests from the live revision, with its own memory. */
 export type SiteServer = {
   serve(address: SiteAddress, req: IncomingMessage, res: ServerResponse): Promise<void>;
-  /** A request whose Host is a custom domain (spec §15): served as its site's host, by the same rules; 404 when no site has it. */
-  serveDomain(name: string, req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * A request whose Host is a custom domain (spec §15): served as its site's host, by the same
+   * rules. When no site has the name: `orElse` answers if given, else 404.
+   */
+  serveDomain(name: string, req: IncomingMessage, res: ServerResponse, orElse?: () => void): Promise<void>;
 };
 
 /** The site server of one service instance (its caches are its own; see `Memory`). */
@@ -197,9 +200,9 @@ export function createSiteServer(deps: SiteServerDeps): SiteServer {
   const domains = createDomainLookup(deps.queries, m.checkpoint);
   return {
     serve: (address, req, res) => serveSite(m, address, req, res),
-    async serveDomain(name, req, res) {
+    async serveDomain(name, req, res, orElse) {
       const path = await domains.path(name, await m.checkpoint());
-      if (path === undefined) return plain(res, 404, 'unknown host\n');
+      if (path === undefined) return orElse ? orElse() : plain(res, 404, 'unknown host\n');
       return serveSite(m, parseSitePath(path), req, res);
     },
   };

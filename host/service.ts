@@ -260,10 +260,12 @@ export async function startHttp(service: Service): Promise<Server> {
     // A TLS proxy asks by whatever name its network gives the service (a container's
     // `sites-1`, a cluster's service name), which the service cannot know: the ask (and
     // only it) is answered on every name that is not a site's; the route checks the peer.
-    if ((target.kind === 'external' || target.kind === 'unknown') && isTlsAsk(req.url)) return void apexHandler(req, res);
+    // A custom domain is a site's host, so its own /tls/ask is the site's file, not the ask.
+    if (target.kind === 'unknown' && isTlsAsk(req.url)) return void apexHandler(req, res);
     // A name under no apex may be a site's custom domain (spec §15): served as that site's host, never as the apex.
     if (target.kind === 'site' || target.kind === 'external') {
-      const served = target.kind === 'site' ? sites.serve(target.address, req, res) : sites.serveDomain(target.name, req, res);
+      const orElse = isTlsAsk(req.url) ? () => void apexHandler(req, res) : undefined;
+      const served = target.kind === 'site' ? sites.serve(target.address, req, res) : sites.serveDomain(target.name, req, res, orElse);
       served.catch((err) => {
         service.log.error('serving failed', { error: String(err) });
         try {

@@ -39,6 +39,7 @@ beforeAll(async () => {
     'index.html': '<h1>docs app</h1>',
     'guide/index.html': '<p>guide</p>',
     'api/sites': 'a file of the site, not the API',
+    'tls/ask': 'a file of the site, not the TLS ask',
     _redirects: '/old /guide/ 301\n',
     _headers: '/*\n  X-Site-Rule: yes\n',
   };
@@ -126,6 +127,9 @@ describe('serving a custom domain (spec §15: the site\'s host, with its isolati
     expect(moved.status).toBe(301);
     expect(moved.headers.location).toBe('/guide/');
     expect((await get('DOCS.ACME.TEST', '/')).status).toBe(200);
+    // Its own /tls/ask is its file, not the proxy's question (which other names under no apex still reach).
+    expect((await get('docs.acme.test', '/tls/ask?domain=docs.acme.test')).text).toBe('a file of the site, not the TLS ask');
+    expect((await get(`sites-1:${svc.port}`, '/tls/ask?domain=docs.acme.test')).status).toBe(200);
   });
 
   it('attack: the custom host is publisher content, never the apex: no API, no portal, no identity, no writes', async () => {

@@ -22,7 +22,7 @@ export function domainsValue(site: Site, isAdmin: boolean, onDone: () => void): 
     h(
       'li',
       null,
-      h('a', { href: domainUrl(site, domain), target: '_blank', rel: 'noopener' }, domain),
+      h('a', { href: domainUrl(site, domain), target: '_blank', rel: 'noopener' }, breakable(domain)),
       isAdmin ? h('button', { type: 'button', 'aria-label': `Detach ${domain}`, onclick: () => void detach(site, domain, onDone) }, 'Detach') : null,
     ),
   );
@@ -32,6 +32,11 @@ export function domainsValue(site: Site, isAdmin: boolean, onDone: () => void): 
     domains.length ? h('ul', { class: 'domain-list', 'aria-label': 'Custom domains' }, items) : h('span', { class: 'muted' }, 'None'),
     isAdmin && !site.deleted_at ? h('button', { type: 'button', onclick: () => void attach(site, onDone) }, 'Attach a domain…') : null,
   );
+}
+
+/** The name with a line-break opportunity before each dot, so a narrow screen wraps it between labels. */
+function breakable(domain: string): (string | HTMLElement)[] {
+  return domain.split('.').flatMap((label, i) => (i === 0 ? [label] : [h('wbr'), `.${label}`]));
 }
 
 async function attach(site: Site, onDone: () => void): Promise<void> {

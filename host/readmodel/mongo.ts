@@ -24,6 +24,7 @@ import {
   keysWithUsePipeline,
   listingVersionQuery,
   quarantinedQuery,
+  siteByDomainQuery,
   siteListQuery,
   treeSinceQuery,
   siteByPathQuery,
@@ -246,6 +247,11 @@ function mongoReadModel(
       return { version, nodes: nodes.map((d) => ({ version: d.version, node: d.node })) };
     },
     listQuarantined: () => docsOf<SiteDoc>(quarantinedQuery()),
+    async siteByDomain(domain) {
+      // At most one by the claims; two would mean the log says otherwise, and then none is guessed at.
+      const found = await docsOf<SiteDoc>(siteByDomainQuery(domain), 2);
+      return found.length === 1 ? found[0] : undefined;
+    },
 
     getKey: async (id) => (await keysOf(keyByIdQuery(id)))[0],
     getKeyByTokenHash: async (tokenHash) => (await keysOf(keyByTokenQuery(tokenHash)))[0],

@@ -86,8 +86,14 @@ export function openSqliteReadModel(file: string): ReadModel {
       else s.delTreeNode.run(path);
     }
   };
+  /**
+   * Refreshes the parsed documents a reader already holds with those a batch wrote. Only those:
+   * a replay or a catch-up writes every site, and keeping each would hold 100,000 documents
+   * in memory (about half of a replay's peak RSS at that size) for listings that may never
+   * ask for them; the unfiltered listing reads the group tree, not the documents.
+   */
   const remember = (sites: readonly StreamRecord[]): void => {
-    for (const r of sites) parsed.set(r.stream, { revision: r.revision, doc: r.doc as SiteDoc });
+    for (const r of sites) if (parsed.has(r.stream)) parsed.set(r.stream, { revision: r.revision, doc: r.doc as SiteDoc });
   };
 
   const applyTx = db.transaction((events: readonly Recorded[], checkpoint: string) => {

@@ -64,7 +64,9 @@ if (only.has('webhooks')) rows.push(...(await benchWebhooks({ deliveries: num('B
 if (only.has('scale')) {
   const sizes = (env.BENCH_SCALE_SITES ?? '1000,10000,100000').split(',').map(Number);
   const rounds = (sites: number) => (sites >= 100_000 ? 8 : sites >= 10_000 ? 10 : 1);
-  rows.push(...(await benchScale({ sizes, rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50), runs: params.runs, roundRobinMs: full ? 5000 : 3000 }, log)));
+  // BENCH_SCALE_SEEDED=100000=/dev/shm/dir,…: data dirs seeded before (seed.ts, same size and rounds), copied instead of seeded again.
+  const seededDirs = new Map((env.BENCH_SCALE_SEEDED ?? '').split(',').filter(Boolean).map((kv) => [Number(kv.split('=')[0]), kv.slice(kv.indexOf('=') + 1)] as const));
+  rows.push(...(await benchScale({ sizes, rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50), runs: params.runs, roundRobinMs: full ? 5000 : 3000, seeded: (sites) => seededDirs.get(sites) }, log)));
 }
 
 const text = [

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
 import { percentile } from '../support/load.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { seedSite, seedSites } from './seed.ts';
@@ -34,6 +35,8 @@ export type ScaleParams = {
   readonly queriesEach: number;
   readonly runs: number;
   readonly roundRobinMs: number;
+  /** A data dir seeded before (seedSites with this size and rounds), copied instead of seeding again: to measure again. */
+  readonly seeded?: (sites: number) => string | undefined;
 };
 
 type Answer = { status: number; headers: Record<string, string | string[] | undefined>; bytes: number; body: Buffer };
@@ -52,6 +55,21 @@ function send(agent: Agent, port: number, method: string, path: string, headers:
     req.on('error', fail);
     req.end(json);
   });
+}
+
+async function eventCount(dataDir: string): Promise<number> {
+  const events = openSqliteEventStore(join(dataDir, 'events.sqlite'));
+  try {
+    let total = 0;
+    for (let after: string | undefined; ; ) {
+      const page = await events.readAll(after, 5000);
+      if (page.length === 0) return total;
+      total += page.length;
+      after = page[page.length - 1]!.position;
+    }
+  } finally {
+    await events.close();
+  }
 }
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -116,9 +134,10 @@ async function measureSize(sites: number, p: ScaleParams, log: (s: string) => vo
   const dataDir = await mkdtemp(join(tmpdir(), 'sites-bench-scale-'));
   try {
     const rounds = p.rounds(sites);
-    log(`scale: seeding ${n(sites)} sites × ${rounds} publishes`);
-    const seeded = await seedSites(seedDir, sites, rounds);
-    await cp(seedDir, dataDir, { recursive: true });
+    const kept = p.seeded?.(sites);
+    log(kept ? `scale: copying ${kept} (seeded before)` : `scale: seeding ${n(sites)} sites × ${rounds} publishes`);
+    const seeded = kept ? { ms: 0, events: await eventCount(kept) } : await seedSites(seedDir, sites, rounds);
+    await cp(kept ?? seedDir, dataDir, { recursive: true });
     await rm(seedDir, { recursive: true, force: true });
     log(`scale: seeded ${n(seeded.events)} events in ${fmt(seeded.ms / 1000)} s`);
     const out: Measured = { sites, events: seeded.events, listing: new Map(), wireGzip: 0, wirePlain: 0, rss: 0, startup: [] };

@@ -147,6 +147,44 @@ function setByName<T extends object>(items: readonly T[], name: string, item: T 
 }
 
 const slugOf = (s: TreeSite) => s.slug;
+
+/**
+ * `sites` with each slug of `entries` set to its entry (removed when undefined), kept sorted
+ * by slug; `sites` itself when nothing changed. A few entries are set one by one; many (a
+ * replay's batch puts thousands into one group) in one merge, not one copy of the list each.
+ */
+function setEntries(sites: readonly TreeSite[], entries: ReadonlyMap<string, TreeSite | undefined>): readonly TreeSite[] {
+  if (entries.size <= 8) {
+    let out = sites;
+    for (const [slug, entry] of entries) out = setByName(out, slug, entry, slugOf);
+    return out;
+  }
+  const added: TreeSite[] = [];
+  for (const [slug, entry] of entries) if (entry && search(sites, slug, slugOf) < 0) added.push(entry);
+  added.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  const out: TreeSite[] = [];
+  let changed = added.length > 0;
+  let a = 0;
+  for (const site of sites) {
+    while (a < added.length && added[a]!.slug < site.slug) out.push(added[a++]!);
+    if (!entries.has(site.slug)) {
+      out.push(site);
+      continue;
+    }
+    const entry = entries.get(site.slug);
+    if (!entry) {
+      changed = true;
+      continue;
+    }
+    if (sameFields(site, entry)) out.push(site);
+    else {
+      out.push(entry);
+      changed = true;
+    }
+  }
+  while (a < added.length) out.push(added[a++]!);
+  return changed ? out : sites;
+}
 const groupName = (g: TreeGroup) => g.name;
 
 /**
@@ -158,13 +196,20 @@ export function applyTreeChanges(loaded: ReadonlyMap<string, TreeNodeDoc>, chang
   const nodes = new Map<string, TreeNodeDoc>();
   const get = (path: string): TreeNodeDoc => nodes.get(path) ?? loaded.get(path) ?? empty(path);
   const dirty = new Set<string>();
+  // Each group's entries, the last change of a slug winning, applied to its node at once.
+  const byGroup = new Map<string, Map<string, TreeSite | undefined>>();
   for (const c of changes) {
-    const node = get(c.group);
-    const sites = setByName(node.sites, c.slug, c.entry, slugOf);
-    if (sites !== node.sites) nodes.set(c.group, { ...node, sites });
+    let entries = byGroup.get(c.group);
+    if (!entries) byGroup.set(c.group, (entries = new Map()));
+    entries.set(c.slug, c.entry);
+  }
+  for (const [group, entries] of byGroup) {
+    const node = get(group);
+    const sites = setEntries(node.sites, entries);
+    if (sites !== node.sites) nodes.set(group, { ...node, sites });
     // Counts are taken again even when the entry was already set: a store that wrote this
     // node but not its ancestors before a crash gets them right when the change comes again.
-    for (const p of lineage(c.group)) dirty.add(p);
+    for (const p of lineage(group)) dirty.add(p);
   }
   // Deepest first, so that each node's children are final before its counts are taken.
   const order = [...dirty].sort((a, b) => depth(b) - depth(a));

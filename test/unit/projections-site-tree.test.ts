@@ -96,4 +96,25 @@ describe('the group tree kept from site changes', () => {
       }
     }
   });
+
+  it('applies a batch of thousands of changes to one group (one merge) as it applies them one at a time', () => {
+    for (let seed = 1; seed <= 10; seed++) {
+      const rand = prng(seed);
+      let one = new Map<string, TreeNodeDoc>();
+      // A stored tree to start from, so that the batch replaces, removes and inserts.
+      const start: TreeSiteChange[] = [];
+      for (let i = 0; i < 400; i++) start.push({ group: i % 2 ? 'big' : 'big/sub', slug: `s${Math.floor(rand() * 600)}`, entry: { slug: '', revision: i, hidden: rand() < 0.2 } });
+      for (const c of start) c.entry && ((c.entry as { slug: string }).slug = c.slug);
+      one = store(one, start);
+      let batched = new Map(one);
+      const changes: TreeSiteChange[] = [];
+      for (let i = 0; i < 3000; i++) {
+        const slug = `s${Math.floor(rand() * 600)}`;
+        changes.push({ group: rand() < 0.5 ? 'big' : 'big/sub', slug, entry: rand() < 0.3 ? undefined : { slug, revision: 1000 + i, hidden: rand() < 0.2 } });
+      }
+      for (const c of changes) one = store(one, [c]);
+      batched = store(batched, changes);
+      expect(batched, `seed ${seed}`).toEqual(one);
+    }
+  });
 });

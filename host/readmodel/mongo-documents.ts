@@ -1,5 +1,5 @@
 import type { IndexDescription } from 'mongodb';
-import type { ConnectionDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import type { ConnectionDoc, ConnectionUseDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import { retainedRevisions, siteIndexFields } from './derive.ts';
 
 /**
@@ -55,6 +55,8 @@ export type StreamDocument = {
   usedKeyId?: number;
   // Connections and OAuth clients
   connectionId?: string;
+  /** A connection's usage stream: the connection it records uses of (joined to the connection's document when read). */
+  usedConnectionId?: string;
   createdAt?: string;
   clientId?: string;
   /** While an OAuth client was never used for a consent: when its registration ends (the expiry job's range). */
@@ -109,6 +111,10 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
     case 'connection': {
       const doc = record.doc as ConnectionDoc;
       return { ...base, connectionId: doc.id, createdAt: doc.createdAt };
+    }
+    case 'connectionuse': {
+      const doc = record.doc as ConnectionUseDoc;
+      return { ...base, usedConnectionId: doc.id };
     }
     case 'oauthclient': {
       const doc = record.doc as OAuthClientDoc;
@@ -176,6 +182,8 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'key_use', key: { usedKeyId: 1 } },
   { name: 'connection_id', key: { connectionId: 1 }, unique: true, partialFilterExpression: exists('connectionId') },
   { name: 'connections_by_created', key: { createdAt: 1, connectionId: 1 }, partialFilterExpression: exists('connectionId') },
+  // Not partial, for the same reason as key_use.
+  { name: 'connection_use', key: { usedConnectionId: 1 } },
   { name: 'client_id', key: { clientId: 1 }, unique: true, partialFilterExpression: exists('clientId') },
   { name: 'client_unused_expiry', key: { unusedExpiresAt: 1, clientId: 1 }, partialFilterExpression: exists('unusedExpiresAt') },
 ];

@@ -1,7 +1,7 @@
 import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { Recorded } from '../../domain/events.ts';
 import { batchFold } from '../../projections/batch.ts';
-import { withKeyUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
+import { withLastUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
 import { kindOfStream } from '../../projections/project.ts';
 import type { ProjectionBatch, ReadModel } from '../../projections/read-model.ts';
 import { deployCollections, mongoDeploys, type DeployBlobDocument, type DeployDocument } from './mongo-deploys.ts';
@@ -21,7 +21,7 @@ import {
   keyByIdQuery,
   keyByTokenQuery,
   keysQuery,
-  keysWithUsePipeline,
+  withUsePipeline,
   quarantinedQuery,
   siteByPathQuery,
   type FindSpec,
@@ -124,11 +124,13 @@ function mongoReadModel(
     if (limit !== undefined) cursor.limit(limit);
     return (await cursor.toArray()).map((d) => d.doc as T);
   };
-  /** Key documents with the last use of their usage stream, in one round trip. */
-  const keysOf = async (spec: FindSpec): Promise<KeyDoc[]> => {
-    const rows = await streams.aggregate<{ doc: KeyDoc; used?: string | null }>(keysWithUsePipeline(spec, streams.collectionName), { hint: spec.hint }).toArray();
-    return rows.map((r) => withKeyUse(r.doc, r.used));
+  /** Key or connection documents with the last use of their usage stream, in one round trip. */
+  const usedOf = async <T extends { readonly lastUsedAt?: string }>(kind: 'key' | 'connection', spec: FindSpec): Promise<T[]> => {
+    const rows = await streams.aggregate<{ doc: T; used?: string | null }>(withUsePipeline(kind, spec, streams.collectionName), { hint: spec.hint }).toArray();
+    return rows.map((r) => withLastUse(r.doc, r.used));
   };
+  const keysOf = (spec: FindSpec) => usedOf<KeyDoc>('key', spec);
+  const connectionsOf = (spec: FindSpec) => usedOf<ConnectionDoc>('connection', spec);
 
   const beginBatch = async (): Promise<ProjectionBatch> => {
     const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
@@ -199,8 +201,8 @@ function mongoReadModel(
     getKey: async (id) => (await keysOf(keyByIdQuery(id)))[0],
     getKeyByTokenHash: async (tokenHash) => (await keysOf(keyByTokenQuery(tokenHash)))[0],
     listKeys: () => keysOf(keysQuery()),
-    getConnection: (id) => docOf<ConnectionDoc>(connectionByIdQuery(id)),
-    listConnections: () => docsOf<ConnectionDoc>(connectionsQuery()),
+    getConnection: async (id) => (await connectionsOf(connectionByIdQuery(id)))[0],
+    listConnections: () => connectionsOf(connectionsQuery()),
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>(clientByIdQuery(clientId)),
     listExpiredUnusedOAuthClients: (by, limit) => docsOf<OAuthClientDoc>(expiredUnusedClientsQuery(by), limit),
 

@@ -1,4 +1,5 @@
 import type { IndexDescription } from 'mongodb';
+import { positionKey } from '../../projections/positions.ts';
 import type { ConnectionDoc, ConnectionUseDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import { retainedRevisions, siteIndexFields } from './derive.ts';
 
@@ -70,6 +71,16 @@ export type ManifestDocument = { _id: string; blobs: string[] };
  * position as `positionKey` orders it (absent on a checkpoint written by an earlier version).
  */
 export type CheckpointDocument = { _id: string; position: string; version: number; key?: string };
+
+/**
+ * Whether a document stamped `at` is covered by the checkpoint whose key is `checkpointKey`
+ * (absent on a checkpoint written by an earlier version: nothing is). Both are compared
+ * through `positionKey`, so stamps and checkpoints written when the embedded log's positions
+ * were padded to 15 digits compare correctly with those padded to 20 now.
+ */
+export function stampCommitted(at: string, checkpointKey: string | undefined): boolean {
+  return checkpointKey !== undefined && positionKey(at) <= positionKey(checkpointKey);
+}
 export type LeaseDocument = { _id: string; holder: string; expiresAt: Date };
 
 export function toStreamDocument(record: StreamRecord): StreamDocument {

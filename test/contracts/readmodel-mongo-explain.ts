@@ -6,7 +6,6 @@
  */
 import { MongoClient, type Db, type Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlitePositionKey } from '../../host/eventstore/sqlite.ts';
 import { databaseName, openMongoReadModel } from '../../host/readmodel/mongo.ts';
 import {
   clientByIdQuery,
@@ -63,7 +62,7 @@ export function mongoExplainSuite(url: string): void {
     let model: ReadModel;
 
     beforeAll(async () => {
-      model = await openMongoReadModel(dbUrl, { positionKey: sqlitePositionKey });
+      model = await openMongoReadModel(dbUrl);
       const { events } = recordAll(history(1_500, 4, 7));
       for (let i = 0; i < events.length; i += 2_000) {
         const batch = events.slice(i, i + 2_000);

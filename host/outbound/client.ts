@@ -22,6 +22,16 @@ export type OutboundOptions = {
   readonly resolve?: Resolver;
   /** Tests only: the name servers the public resolver asks instead of /etc/resolv.conf's. */
   readonly nameServers?: readonly string[];
+  /** Tests only: arms each request's deadline instead of `setTimeout`, so a test fires it when it chooses. */
+  readonly timer?: DeadlineTimer;
+};
+
+/** Arms a deadline of `ms` that calls `fire`; answers the function that disarms it. */
+export type DeadlineTimer = (ms: number, fire: () => void) => () => void;
+
+const realTimer: DeadlineTimer = (ms, fire) => {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
 };
 
 /** A destination that passed the checks: the URL and the one address the connection goes to. */
@@ -44,6 +54,7 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
   // operating system's lookup knows them.
   const servers = opts.nameServers ? { servers: opts.nameServers } : {};
   const resolve = opts.resolve ?? (opts.allowPrivate ? privateResolver(servers) : publicResolver(servers));
+  const deadline = (ms: number) => startDeadline(ms, opts.timer ?? realTimer);
 
   async function destination(raw: string, clock: Deadline): Promise<{ ok: true; dest: Destination } | { ok: false; refusal: OutboundRefusal }> {
     let url: URL;
@@ -178,20 +189,20 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
  * the signal, like `dns.lookup`). The AbortController is made only when a lookup asks for
  * it: a request to an address literal (a receiver next door) then costs one timer.
  */
-type Deadline = ReturnType<typeof deadline>;
-function deadline(ms: number) {
+type Deadline = ReturnType<typeof startDeadline>;
+function startDeadline(ms: number, arm: DeadlineTimer) {
   let controller: AbortController | undefined;
   let expired = false;
   let onExpire: (() => void) | undefined;
   const end = Date.now() + ms;
-  let timer: NodeJS.Timeout | undefined;
+  let disarm: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    disarm = arm(ms, () => {
       expired = true;
       controller?.abort();
       onExpire?.();
       reject(new Timeout());
-    }, ms);
+    });
   });
   aborted.catch(() => undefined);
   return {
@@ -210,7 +221,7 @@ function deadline(ms: number) {
       if (expired) fn?.();
     },
     left: () => Math.max(0, end - Date.now()),
-    clear: () => clearTimeout(timer),
+    clear: () => disarm?.(),
   };
 }
 

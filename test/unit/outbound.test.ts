@@ -190,6 +190,74 @@ describe('outbound client', () => {
     expect(!unknown.ok && unknown.refusal.reason).toBe('dns');
   });
 
+  it('keeps connections alive: successive requests to the checked address reuse one; a refused answer closes its connection', async () => {
+    const sockets = new Set<unknown>();
+    const server = await listen((req, res) => {
+      sockets.add(req.socket);
+      res.end(req.url === '/big' ? 'x'.repeat(2048) : 'ok');
+    });
+    try {
+      const client = lax();
+      for (let i = 0; i < 5; i++) expect((await client.request({ url: `http://127.0.0.1:${server.port}/` })).ok).toBe(true);
+      expect(sockets.size).toBe(1);
+      const big = await client.request({ url: `http://127.0.0.1:${server.port}/big` });
+      expect(!big.ok && big.refusal.reason).toBe('too_large');
+      expect((await client.request({ url: `http://127.0.0.1:${server.port}/` })).ok).toBe(true);
+      expect(sockets.size).toBe(2); // the too_large answer's connection was destroyed, not pooled
+    } finally {
+      server.server.closeAllConnections();
+      await new Promise((r) => server.server.close(r));
+    }
+  });
+
+  it('attack: DNS rebinding with a pooled connection: once the name resolves elsewhere, the request goes there, not down the old socket', async () => {
+    const first = await listen((_req, res) => res.end('first'));
+    // The same port on another loopback address: only the address the name resolves to tells them apart.
+    const second = createServer((_req, res) => res.end('second'));
+    await new Promise<void>((r, j) => second.once('error', j).listen(first.port, '127.0.0.2', r));
+    let address = '127.0.0.1';
+    const client = lax(async () => [{ address, family: 4 }]);
+    const body = async () => {
+      const r = await client.request({ url: `http://rebound.test:${first.port}/` });
+      return r.ok ? Buffer.from(r.response.body).toString() : r.refusal.reason;
+    };
+    try {
+      expect([await body(), await body()]).toEqual(['first', 'first']);
+      address = '127.0.0.2';
+      expect(await body()).toBe('second');
+      // And without the private switch, the pooled loopback socket is no way around the check.
+      const strictClient = strict(async () => [{ address: '127.0.0.1', family: 4 }]);
+      expect(await strictClient.check(`https://rebound.test:${first.port}/`)).toMatchObject({ reason: 'address' });
+    } finally {
+      for (const s of [first.server, second]) {
+        s.closeAllConnections();
+        await new Promise((r) => s.close(r));
+      }
+    }
+  });
+
+  it('a kept-alive connection the receiver dropped meanwhile: the request is sent again, once, on a new connection', async () => {
+    const served = new WeakSet<object>();
+    let arrivals = 0;
+    const server = await listen((req, res) => {
+      arrivals++;
+      // A second request on a connection: the receiver drops it without an answer, as one whose idle timeout just ran out.
+      if (served.has(req.socket)) return void req.socket.destroy();
+      served.add(req.socket);
+      res.end('ok');
+    });
+    try {
+      const client = lax();
+      expect((await client.request({ url: `http://127.0.0.1:${server.port}/` })).ok).toBe(true);
+      const again = await client.request({ url: `http://127.0.0.1:${server.port}/`, method: 'POST', body: '{}' });
+      expect(again.ok && Buffer.from(again.response.body).toString()).toBe('ok');
+      expect(arrivals).toBe(3); // the first, the one dropped on the reused socket, the one sent again
+    } finally {
+      server.server.closeAllConnections();
+      await new Promise((r) => server.server.close(r));
+    }
+  });
+
   it('attack: a redirect to loopback is not followed (not even with the switch on): the 302 comes back as it is', async () => {
     const before = sink.hits.count;
     const r = await lax().request({ url: `http://127.0.0.1:${target.port}/redirect` });

@@ -107,17 +107,6 @@ export type ConnectionDoc = {
  */
 export type DocKind = 'site' | 'key' | 'keyuse' | 'connection' | 'connectionuse' | 'oauthclient' | 'sequence' | 'webhook';
 
-export type DocByKind = {
-  site: SiteDoc;
-  key: KeyDoc;
-  keyuse: KeyUseDoc;
-  connection: ConnectionDoc;
-  connectionuse: ConnectionUseDoc;
-  oauthclient: OAuthClientDoc;
-  sequence: never;
-  webhook: never;
-};
-
 /** What the read model holds for one stream: the last applied revision and the document (null: none). */
 export type StreamRecord = {
   readonly stream: string;

@@ -8,7 +8,7 @@ import { publishResult } from './result.ts';
 import type { IncomingFile } from './store-files.ts';
 import { publishTarget } from './target.ts';
 
-export type { FileContent, IncomingFile } from './store-files.ts';
+export type { IncomingFile } from './store-files.ts';
 
 export type PublishSiteInput = {
   /** Read once the identity may publish somewhere (a viewer is refused before the request is read). */

@@ -16,7 +16,7 @@ export type AuditEntry = {
   readonly revision?: string;
   /** A publish that changed nothing and recorded nothing (spec §4). */
   readonly unchanged?: true;
-  /** What a non-site write acted on: `key:5`, `connection:<id>`, `deploy:<id>`. */
+  /** What a non-site write acted on: `key:5`, `connection:<id>`, `deploy:<id>`, `domain:<name>`. */
   readonly target?: string;
   readonly outcome: 'ok' | 'refused' | 'failed';
   /** The HTTP status (for an MCP tool: the status the same refusal gets over HTTP). */

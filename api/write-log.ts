@@ -32,6 +32,9 @@ const ACTIONS: readonly Named[] = [
   { method: 'POST', path: /^\/api\/sites\/deleted\/(.+)$/, action: 'restore', captures: 'site' },
   { method: 'POST', path: /^\/ingest\/sites\/(.+)\/purge$/, action: 'purge', captures: 'site' },
   { method: 'DELETE', path: /^\/api\/sites\/deleted\/(.+)$/, action: 'purge', captures: 'site' },
+  // Before unpublish: `…/domains/<name with a dot>` is a custom domain, never a site path (no label holds a dot).
+  { method: 'PUT', path: /^\/api\/sites\/(.+)\/domains\/[^/]*\.[^/]*$/, action: 'domain.attach', captures: 'site' },
+  { method: 'DELETE', path: /^\/api\/sites\/(.+)\/domains\/[^/]*\.[^/]*$/, action: 'domain.detach', captures: 'site' },
   { method: 'PATCH', path: /^\/(?:ingest|api)\/sites\/(.+)$/, action: 'patch', captures: 'site' },
   { method: 'DELETE', path: /^\/(?:ingest|api)\/sites\/(.+)$/, action: 'unpublish', captures: 'site' },
   { method: 'POST', path: /^\/(?:ingest|api)\/deploys\/?$/, action: 'deploy.create' },

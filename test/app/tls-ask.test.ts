@@ -12,7 +12,9 @@ const names: CertificateNames = { apexes: ['sites.test'], direct: ['127.0.0.1'],
 
 function readModel() {
   const lookups: string[] = [];
-  return { lookups, deps: { queries: { getSite: async (path: string) => (lookups.push(path), path === 'docs/app' ? ({ path, status: 'live' } as SiteDoc) : undefined) } } };
+  const getSite = async (path: string) => (lookups.push(path), path === 'docs/app' ? ({ path, status: 'live' } as SiteDoc) : undefined);
+  const siteByDomain = async (name: string) => (lookups.push(name), undefined);
+  return { lookups, deps: { queries: { getSite, siteByDomain } } };
 }
 
 describe('answerCertificateAsk', () => {

@@ -18,6 +18,7 @@ import {
   withUsePipeline,
   quarantinedQuery,
   SITE_REF_PROJECTION,
+  siteByDomainQuery,
   siteByPathQuery,
   siteListQuery,
   type FindSpec,
@@ -101,6 +102,7 @@ export function mongoExplainSuite(url: string): void {
       await expectIndexed('site docs by path', explainFind({ filter: { path: { $in: ['s0', 'g1/sub1/s1'] } }, hint: siteByPathQuery('').hint }, { _id: 0, path: 1, revision: 1, doc: 1 }));
       await expectIndexed('site', explainFind(siteByPathQuery('s5')));
       await expectIndexed('trash', explainFind(quarantinedQuery()));
+      await expectIndexed('site by custom domain', explainFind(siteByDomainQuery('docs.example.com')));
       await expectIndexed('client', explainFind(clientByIdQuery('c1')));
       await expectIndexed('expired clients', explainFind(expiredUnusedClientsQuery('2027-01-01T00:00:00.000Z')));
       await expectIndexed('streams of a batch', explainFind({ filter: { _id: { $in: ['key-1', 'site-s0'] } }, hint: '_id_' }));

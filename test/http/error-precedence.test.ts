@@ -61,6 +61,8 @@ const management: { method: string; path: string }[] = [
   { method: 'PUT', path: `/api/deploys/some-deploy/files/${SHA}` },
   { method: 'POST', path: '/api/deploys/some-deploy/publish' },
   { method: 'DELETE', path: '/api/mcp/connections/1' },
+  { method: 'PUT', path: '/api/sites/team/app/domains/not_a_domain' },
+  { method: 'DELETE', path: '/api/sites/team/app/domains/docs.example.com' },
 ];
 
 beforeAll(async () => {

@@ -1,13 +1,15 @@
 import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { Recorded } from '../../domain/events.ts';
 import { batchFold } from '../../projections/batch.ts';
-import { withKeyUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
+import { withLastUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
+import { positionKey } from '../../projections/positions.ts';
 import { kindOfStream } from '../../projections/project.ts';
 import type { ProjectionBatch, ReadModel } from '../../projections/read-model.ts';
 import { deployCollections, mongoDeploys, type DeployBlobDocument, type DeployDocument } from './mongo-deploys.ts';
 import {
   OBSOLETE_STREAM_INDEXES,
   STREAM_INDEXES,
+  stampCommitted,
   type CheckpointDocument,
   type LeaseDocument,
   type ManifestDocument,
@@ -21,8 +23,8 @@ import {
   keyByIdQuery,
   keyByTokenQuery,
   keysQuery,
-  keysWithUsePipeline,
   listingVersionQuery,
+  withUsePipeline,
   quarantinedQuery,
   siteByDomainQuery,
   siteListQuery,
@@ -39,15 +41,6 @@ import { CHECKPOINT_ID, writeChanges } from './mongo-write.ts';
 const CHUNK = 5_000;
 const DUPLICATE_KEY = 11000;
 
-export type MongoReadModelOptions = {
-  /**
-   * The event store's positions as strings in log order (`sqlitePositionKey`,
-   * `esdbPositionKey`): documents are stamped with the position of the last event applied
-   * to them, and count as committed once the checkpoint's position reaches theirs.
-   */
-  readonly positionKey: (position: string) => string;
-};
-
 /**
  * The MongoDB read model. Every projection write is a revision-guarded replacement of one
  * stream document (idempotent, safe to repeat after a crash); the checkpoint is a
@@ -55,7 +48,7 @@ export type MongoReadModelOptions = {
  * use the server's clock (`$$NOW`), so instances with skewed clocks still agree.
  * The database is the one named in the URL's path (`sites` when none is given).
  */
-export async function openMongoReadModel(url: string, options: MongoReadModelOptions): Promise<ReadModel> {
+export async function openMongoReadModel(url: string): Promise<ReadModel> {
   const client = new MongoClient(url, { ignoreUndefined: true, writeConcern: { w: 'majority' }, appName: 'sites-readmodel' });
   await client.connect();
   try {
@@ -66,7 +59,7 @@ export async function openMongoReadModel(url: string, options: MongoReadModelOpt
     await db.collection<ManifestDocument>('manifest_blobs').createIndex({ blobs: 1 }, { name: 'manifest_blobs' });
     await db.collection<TreeDocument>('site_tree').createIndexes(TREE_INDEXES);
     const { deploys, deployBlobs } = await deployCollections(db);
-    return mongoReadModel(client, db, deploys, deployBlobs, options);
+    return mongoReadModel(client, db, deploys, deployBlobs);
   } catch (err) {
     await client.close();
     throw err;
@@ -114,7 +107,6 @@ function mongoReadModel(
   db: Db,
   deploys: Collection<DeployDocument>,
   deployBlobs: Collection<DeployBlobDocument>,
-  options: MongoReadModelOptions,
 ): ReadModel {
   const streams = db.collection<StreamDocument>('streams');
   const manifests = db.collection<ManifestDocument>('manifest_blobs');
@@ -145,11 +137,13 @@ function mongoReadModel(
     if (limit !== undefined) cursor.limit(limit);
     return (await cursor.toArray()).map((d) => d.doc as T);
   };
-  /** Key documents with the last use of their usage stream, in one round trip. */
-  const keysOf = async (spec: FindSpec): Promise<KeyDoc[]> => {
-    const rows = await streams.aggregate<{ doc: KeyDoc; used?: string | null }>(keysWithUsePipeline(spec, streams.collectionName), { hint: spec.hint }).toArray();
-    return rows.map((r) => withKeyUse(r.doc, r.used));
+  /** Key or connection documents with the last use of their usage stream, in one round trip. */
+  const usedOf = async <T extends { readonly lastUsedAt?: string }>(kind: 'key' | 'connection', spec: FindSpec): Promise<T[]> => {
+    const rows = await streams.aggregate<{ doc: T; used?: string | null }>(withUsePipeline(kind, spec, streams.collectionName), { hint: spec.hint }).toArray();
+    return rows.map((r) => withLastUse(r.doc, r.used));
   };
+  const keysOf = (spec: FindSpec) => usedOf<KeyDoc>('key', spec);
+  const connectionsOf = (spec: FindSpec) => usedOf<ConnectionDoc>('connection', spec);
 
   const beginBatch = async (): Promise<ProjectionBatch> => {
     const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
@@ -177,9 +171,9 @@ function mongoReadModel(
           // A changed record's revision is that of the batch's newest event of its stream.
           const seen = newest.get(stream);
           if (!seen) throw new Error(`projection batch changed ${stream} without an event of it`);
-          return options.positionKey(seen.position);
+          return positionKey(seen.position);
         };
-        const key = options.positionKey(checkpoint);
+        const key = positionKey(checkpoint);
         // Documents, then the tree nodes, then the checkpoint: a crash in between leaves
         // documents (and perhaps some nodes) ahead of the checkpoint. When the events come
         // again the revision guards keep the documents, and the tree is set from the stored
@@ -216,7 +210,7 @@ function mongoReadModel(
         checkpoints.findOne({ _id: CHECKPOINT_ID }, { projection: { version: 1, key: 1 } }),
       ]);
       if (!found) return -1;
-      if (found.at !== undefined) return at?.key !== undefined && found.at <= at.key ? found.revision : -1;
+      if (found.at !== undefined) return stampCommitted(found.at, at?.key) ? found.revision : -1;
       // Written by an earlier version, which stamped the checkpoint version its batch meant to commit as.
       return found.committedAt !== undefined && found.committedAt > (at?.version ?? 0) ? -1 : found.revision;
     },
@@ -256,8 +250,8 @@ function mongoReadModel(
     getKey: async (id) => (await keysOf(keyByIdQuery(id)))[0],
     getKeyByTokenHash: async (tokenHash) => (await keysOf(keyByTokenQuery(tokenHash)))[0],
     listKeys: () => keysOf(keysQuery()),
-    getConnection: (id) => docOf<ConnectionDoc>(connectionByIdQuery(id)),
-    listConnections: () => docsOf<ConnectionDoc>(connectionsQuery()),
+    getConnection: async (id) => (await connectionsOf(connectionByIdQuery(id)))[0],
+    listConnections: () => connectionsOf(connectionsQuery()),
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>(clientByIdQuery(clientId)),
     listExpiredUnusedOAuthClients: (by, limit) => docsOf<OAuthClientDoc>(expiredUnusedClientsQuery(by), limit),
 

@@ -1,8 +1,7 @@
 import type { Document, Filter, Sort } from 'mongodb';
 import type { SiteQuery } from '../../projections/read-model.ts';
 import { normalizedSearch } from './derive.ts';
-import { SITE_SORTS, siteListIndex, type StreamDocument } from './mongo-documents.ts';
-import type { TreeDocument } from './mongo-tree.ts';
+import { SITE_SORTS, siteListIndex, type StreamDocument, type TreeDocument } from './mongo-documents.ts';
 
 /**
  * Every query the MongoDB read model makes of its `streams` collection, with the index it

@@ -1,14 +1,9 @@
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type IndexDescription } from 'mongodb';
 import { applyTreeChanges, ROOT, treeNodesOf, type TreeNodeDoc, type TreeSiteChange } from '../../projections/site-tree.ts';
-import type { StreamDocument } from './mongo-documents.ts';
-import { liveSitesQuery } from './mongo-queries.ts';
+import type { StreamDocument, TreeDocument } from './mongo-documents.ts';
 
-/**
- * One node of the listing's group tree (projections/site-tree.ts) in the `site_tree`
- * collection: `_id` is the group's path ('' for the root), `version` the position key
- * (as the checkpoint's `key` orders it) of the batch that last wrote it.
- */
-export type TreeDocument = { _id: string; version: string; node: TreeNodeDoc };
+export type { TreeDocument } from './mongo-documents.ts';
+import { liveSitesQuery } from './mongo-queries.ts';
 
 /** Reads by version: the nodes written since a reader last looked, and the newest version the checkpoint covers. */
 export const TREE_INDEXES: IndexDescription[] = [{ name: 'tree_version', key: { version: 1 } }];

@@ -24,7 +24,19 @@ const STORED_MAX = 0xffff;
 /** `bytes` compressed as a piece. */
 export function compressed(bytes: Buffer): Segment {
   if (bytes.length < 64) return stored(bytes);
-  return { deflated: deflateRawSync(bytes, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(bytes), length: bytes.length };
+  return { deflated: own(deflateRawSync(bytes, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH })), crc: crc32(bytes), length: bytes.length };
+}
+
+/**
+ * `b` in memory of its own size. zlib's sync calls answer a view of their 16 KiB output
+ * chunk: a kept piece of 2 KB held all 16 KB, 11 MB of a listing's 25 MB of pieces at
+ * 40,000 sites (heap snapshot).
+ */
+function own(b: Buffer): Buffer {
+  if (b.buffer.byteLength - b.length < 1024) return b;
+  const copy = Buffer.allocUnsafeSlow(b.length);
+  b.copy(copy);
+  return copy;
 }
 
 /** `bytes` as stored (uncompressed) blocks: for the few bytes of JSON punctuation between pieces. */
@@ -39,7 +51,7 @@ export function stored(bytes: Buffer): Segment {
     parts.push(head, part);
     if (bytes.length === 0) break;
   }
-  return { deflated: Buffer.concat(parts), crc: crc32(bytes), length: bytes.length };
+  return { deflated: own(Buffer.concat(parts)), crc: crc32(bytes), length: bytes.length };
 }
 
 const HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]); // no name, no time, OS unknown

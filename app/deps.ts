@@ -25,6 +25,11 @@ export type Settings = {
   readonly deletedSiteTtlMs: number;
   /** Who may approve MCP connections (SITES_MCP_ALLOWED_USERS). */
   readonly mcpApprovers: ReadonlySet<string>;
+  /**
+   * The names the control plane answers to: the base domain, the aliases and the control
+   * domain. A custom domain is none of them and under none of them (spec §15).
+   */
+  readonly serviceNames: readonly string[];
 };
 
 /**

@@ -19,6 +19,8 @@ export type SiteDoc = {
   /** Who made the change `updatedAt` is the time of (absent in documents projected before it was recorded). */
   readonly updatedBy?: Actor;
   readonly deletedAt?: string;
+  /** Custom domains attached (spec §15), sorted; absent when none (and in documents projected before they existed). */
+  readonly domains?: readonly string[];
 };
 
 export type KeyDoc = {

@@ -79,7 +79,7 @@ export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): Si
 }
 
 function siteState(doc: SiteDoc): SiteState {
-  return {
+  const state: { -readonly [K in keyof SiteState]: SiteState[K] } = {
     status: doc.status,
     siteId: doc.siteId,
     address: { group: doc.group, slug: doc.slug },
@@ -90,6 +90,8 @@ function siteState(doc: SiteDoc): SiteState {
     updatedAt: doc.updatedAt,
     deletedAt: doc.deletedAt,
   };
+  if (doc.domains !== undefined) state.domains = doc.domains;
+  return state;
 }
 
 // Built field by field, optional ones assigned only when present: replays build one per event.
@@ -112,6 +114,7 @@ function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined)
   };
   if (updatedBy !== undefined) doc.updatedBy = updatedBy;
   if (state.deletedAt !== undefined) doc.deletedAt = state.deletedAt;
+  if (state.domains !== undefined) doc.domains = state.domains;
   return doc;
 }
 

@@ -77,6 +77,7 @@ export class SiteShapes {
       ...(doc.updatedBy && audience === 'admin' ? { updated_by: doc.updatedBy } : {}),
       ...(doc.deletedAt ? { deleted_at: doc.deletedAt } : {}),
       url: this.siteUrl({ group: doc.group, slug: doc.slug }),
+      domains: [...(doc.domains ?? [])],
     };
   }
 

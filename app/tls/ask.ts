@@ -25,6 +25,8 @@ export type CertificateNames = HostNames & {
 export type CertificateFacts = {
   /** Is there a live site at this full path (hidden ones included: hidden means unlisted)? */
   readonly liveSite: (path: string) => Promise<boolean>;
+  /** Is this name a custom domain of a live site (spec §15)? */
+  readonly liveDomain: (name: string) => Promise<boolean>;
 };
 
 /** A DNS name as a certificate names it: letters, digits, dots and hyphens (no port, no wildcard, no IP in brackets). */
@@ -47,10 +49,10 @@ export function certificateAllowed(host: HostKind, names: CertificateNames, fact
     case 'site':
       if (host.apex === names.controlDomain && names.controlDomain !== names.baseDomain) return false;
       return facts.liveSite(fullPath(host.address));
-    // Not a name under any apex. Custom domains (spec §15) will be answered here: yes when
-    // attached to a live site.
+    // Not a name under any apex: yes when it is a custom domain of a live site (spec §15);
+    // detached, of a site in the trash, or never attached: no.
     case 'external':
-      return false;
+      return facts.liveDomain(host.name);
     case 'unknown':
       return false;
     default:
@@ -59,10 +61,13 @@ export function certificateAllowed(host: HostKind, names: CertificateNames, fact
 }
 
 /** The whole question: is `domain` a name to certify? */
-export async function askCertificate(deps: { readonly queries: Pick<Queries, 'getSite'> }, names: CertificateNames, domain: string): Promise<boolean> {
+export async function askCertificate(deps: { readonly queries: Pick<Queries, 'getSite' | 'siteByDomain'> }, names: CertificateNames, domain: string): Promise<boolean> {
   const name = domain.toLowerCase();
   if (!CERT_NAME.test(name) || name.endsWith('.')) return false;
-  const facts: CertificateFacts = { liveSite: async (path) => readable((await deps.queries.getSite(path))?.status ?? 'absent') };
+  const facts: CertificateFacts = {
+    liveSite: async (path) => readable((await deps.queries.getSite(path))?.status ?? 'absent'),
+    liveDomain: async (host) => readable((await deps.queries.siteByDomain(host))?.status ?? 'absent'),
+  };
   return certificateAllowed(classifyHost(name, names), names, facts);
 }
 

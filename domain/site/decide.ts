@@ -4,6 +4,7 @@ import { nextRevisionId } from '../revision-id.ts';
 import type { Decider } from '../decider.ts';
 import type { ChangeCounts } from '../manifest-diff.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
+import { decideSiteDomain, detachedByPurge, type SiteDomainCommand } from './domains.ts';
 import { allows, type LifecycleCommand } from './lifecycle.ts';
 import { mergeMeta, patchMeta, sameMeta, type MetaInput, type MetaPatch } from './meta.ts';
 import { evolveSite, initialSiteState, type SiteState } from './state.ts';
@@ -37,7 +38,9 @@ export type SiteCommand =
       readonly versioning: Versioning;
       /** What the chosen revision changes against the live one (see `rollbackTarget`), measured before deciding. */
       readonly changes?: ChangeCounts;
-    };
+    }
+  // Custom domains (spec §15): AttachDomain, DetachDomain, AbandonDomainAttach.
+  | SiteDomainCommand;
 
 /** Does this command need a freshly allocated site id? (asked before `decide`, which stays pure) */
 export function needsNewSiteId(state: SiteState): boolean {
@@ -69,7 +72,7 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
     case 'PurgeSite': {
       const siteId = requireState(state, 'PURGE', command.address);
       const revisions = [...(state.live ? [state.live] : []), ...state.archived].map(droppedRef);
-      return [{ type: 'SitePurged', data: { siteId, revisions } }];
+      return [...detachedByPurge(state, siteId), { type: 'SitePurged', data: { siteId, revisions } }];
     }
     case 'PatchSite': {
       const siteId = requireState(state, 'PATCH', command.address);
@@ -78,6 +81,10 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
     }
     case 'RollbackSite':
       return decideRollback(command, state);
+    case 'AttachDomain':
+    case 'DetachDomain':
+    case 'AbandonDomainAttach':
+      return decideSiteDomain(command, state);
     default: {
       const never: never = command;
       return never;

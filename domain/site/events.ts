@@ -54,4 +54,24 @@ export type SiteEvent =
         readonly revisions: readonly { readonly id: string; readonly manifest: string; readonly favicon?: string }[];
       };
     }
-  | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } };
+  | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } }
+  // Custom domains (spec §15), recorded by domains.ts.
+  | SiteDomainEvent;
+
+/** Custom domains (spec §15): the names the site answers at besides its own host. */
+export type SiteDomainEvent =
+  | { readonly type: 'DomainAttached'; readonly data: { readonly siteId: number; readonly domain: string } }
+  | {
+      readonly type: 'DomainDetached';
+      readonly data: {
+        readonly siteId: number;
+        readonly domain: string;
+        /**
+         * Absent: an admin detached it. `purged`: the site was purged (recorded just before
+         * `SitePurged`). `unfinished`: an attach that claimed the domain never recorded it here,
+         * and its claim was taken over for another site (the domain was never attached).
+         */
+        readonly reason?: 'purged' | 'unfinished';
+      };
+    };
+

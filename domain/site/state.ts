@@ -1,6 +1,7 @@
 import type { Stamped } from '../decider.ts';
 import type { SiteAddress } from '../paths.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
+import { evolveDomains } from './domains.ts';
 import type { LifecycleStatus } from './lifecycle.ts';
 
 /** A site's state folded from its stream: the current incarnation plus what outlives purges. */
@@ -17,6 +18,8 @@ export type SiteState = {
   readonly deletedAt?: string;
   /** Newest revision id ever issued at this address, so ids keep increasing across incarnations. */
   readonly latestRevisionId?: string;
+  /** Custom domains attached (spec §15), sorted; absent when none. They stay through the trash; a purge ends them. */
+  readonly domains?: readonly string[];
 };
 
 export const initialSiteState: SiteState = { status: 'absent', archived: [] };
@@ -72,6 +75,12 @@ export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteSta
       };
     case 'SitePatched':
       return next(state, { meta: event.data.meta, updatedAt: at });
+    // Attaching a domain changes where the site answers, not the site: updatedAt stays (it orders the listing).
+    case 'DomainAttached':
+    case 'DomainDetached': {
+      const domains = evolveDomains(state.domains, event);
+      return domains === state.domains ? state : next(state, { domains });
+    }
     default: {
       const never: never = event;
       return never;

@@ -45,6 +45,8 @@ export type StreamDocument = {
   status?: 'live' | 'quarantined';
   updatedAt?: string;
   deletedAt?: string;
+  /** Custom domains attached to the site (spec §15); absent when none. */
+  domains?: string[];
   /** Manifests and favicons of the retained revisions (live and archived). */
   manifests?: string[];
   favicons?: string[];
@@ -94,6 +96,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
         status: doc.status,
         updatedAt: doc.updatedAt,
         ...(doc.deletedAt ? { deletedAt: doc.deletedAt } : {}),
+        ...(doc.domains?.length ? { domains: [...doc.domains] } : {}),
         manifests: [...new Set(retained.map((r) => r.manifest))],
         favicons: [...new Set(retained.flatMap((r) => (r.favicon ? [r.favicon] : [])))],
       };
@@ -167,6 +170,8 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'site_path', key: { path: 1 }, unique: true, partialFilterExpression: exists('path') },
   ...listingIndexes(),
   { name: 'sites_deleted', key: { status: 1, deletedAt: -1, path: 1 } },
+  // Not unique: the claim streams keep a domain on one site, and documents are written one at a time.
+  { name: 'site_domains', key: { domains: 1 }, partialFilterExpression: exists('domains') },
   { name: 'retained_manifests', key: { manifests: 1 } },
   { name: 'retained_favicons', key: { favicons: 1 } },
   { name: 'key_id', key: { keyId: 1 }, unique: true, partialFilterExpression: exists('keyId') },

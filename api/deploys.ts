@@ -31,15 +31,20 @@ export function deploysRouter(api: ApiContext): Router {
 function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (api: ApiContext, ctx: Context) => Promise<Identity>): void {
   r.post(base, async (ctx) => {
     const identity = await authenticate(api, ctx);
-    const body = await readManifestJson(ctx, manifestBodyLimit(api));
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
-    const { meta, files } = body as { meta?: unknown; files?: unknown };
-    if (meta === undefined) throw new ValidationError('meta is required');
-    const parsed = readPublishMeta(meta);
-    noteTarget(parsed, (site) => noteWrite(ctx, { site }));
-    if (files === undefined) throw new ValidationError('files is required');
+    // Read when the use case asks: a viewer is refused before the body (403 before 400).
+    const request = async () => {
+      const body = await readManifestJson(ctx, manifestBodyLimit(api));
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
+      const { meta, files } = body as { meta?: unknown; files?: unknown };
+      if (meta === undefined) throw new ValidationError('meta is required');
+      const parsed = readPublishMeta(meta);
+      noteTarget(parsed, (site) => noteWrite(ctx, { site }));
+      if (files === undefined) throw new ValidationError('files is required');
+      return { meta: parsed, files };
+    };
+    const created = await createDeploy(api.deps, identity, request);
     ctx.status = 201;
-    ctx.body = await createDeploy(api.deps, identity, { meta: parsed, files });
+    ctx.body = created;
   });
 
   r.put(`${base}/:id/files/:sha256`, async (ctx) => {

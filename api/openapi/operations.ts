@@ -5,7 +5,7 @@ import { adminDeploys, deploys, ingest } from './ingest-operations.ts';
 import type { Operation, Tag } from './operation.ts';
 import { sites } from './site-operations.ts';
 
-export { ERROR_STATUSES, type Body, type ErrorStatus, type Header, type Operation, type Reply, type Tag } from './operation.ts';
+export { ERROR_STATUSES, type Body, type ErrorStatus, type Operation, type Reply, type Tag } from './operation.ts';
 
 /**
  * The operation registry: every `/ingest` and `/api` route, described with the schemas the

@@ -2,6 +2,7 @@ import { classifyHost, type HostKind, type HostNames } from '../../domain/hosts.
 import { fullPath } from '../../domain/paths.ts';
 import { readable } from '../../domain/site/lifecycle.ts';
 import type { Queries } from '../../projections/queries.ts';
+import { authorizeCertificateAsk, type CertificateAsker } from '../authorize.ts';
 
 /**
  * `GET /tls/ask?domain=` (spec §15): may a TLS-terminating proxy obtain a certificate for
@@ -69,6 +70,16 @@ export async function askCertificate(deps: { readonly queries: Pick<Queries, 'ge
     liveDomain: async (host) => readable((await deps.queries.siteByDomain(host))?.status ?? 'absent'),
   };
   return certificateAllowed(classifyHost(name, names), names, facts);
+}
+
+/**
+ * The use case behind `GET /tls/ask`: the asker is authorized first (only the TLS proxy
+ * itself; anyone else: NotFoundError, before anything is read), then the name is judged.
+ * `domain` is the query parameter as sent: anything but one string is not a name to certify.
+ */
+export async function answerCertificateAsk(deps: { readonly queries: Pick<Queries, 'getSite' | 'siteByDomain'> }, asker: CertificateAsker, names: CertificateNames, domain: unknown): Promise<boolean> {
+  authorizeCertificateAsk(asker);
+  return typeof domain === 'string' && askCertificate(deps, names, domain);
 }
 
 function unreachable(host: never): never {

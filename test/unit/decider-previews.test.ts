@@ -54,7 +54,7 @@ const publishSite = (manifest: string, newSiteId?: number): SiteCommand => ({
 });
 
 describe('revision numbers (permalinks)', () => {
-  const numberOf = (events: SiteEvent[]) => {
+  const numberOf = (events: readonly SiteEvent[]) => {
     const e = events.find((x) => x.type === 'SitePublished');
     return e?.type === 'SitePublished' ? e.data.revision.number : undefined;
   };

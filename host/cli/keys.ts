@@ -37,8 +37,8 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
       const expiresIn = single(parsed, 'expires-in');
       const expiresAt = single(parsed, 'expires-at');
       if (expiresIn && expiresAt) throw new UsageError('give --expires-in or --expires-at, not both');
+      const lifetimeMs = expiresIn ? flagDuration(expiresIn, '--expires-in') : undefined;
       let expires: string | undefined;
-      if (expiresIn) expires = new Date(Date.now() + flagDuration(expiresIn, '--expires-in')).toISOString();
       if (expiresAt) {
         const t = Date.parse(expiresAt);
         if (Number.isNaN(t)) throw new UsageError(`--expires-at ${JSON.stringify(expiresAt)} is not a date`);
@@ -47,6 +47,8 @@ export async function keysCli(argv: string[], open: () => Promise<Service>): Pro
       const grants = [...grantsFrom(parsed.flags.get('grant') ?? [], 'group'), ...grantsFrom(parsed.flags.get('grant-site') ?? [], 'site')];
       const service = await open();
       try {
+        // Relative to the clock the key is issued by, read after opening the stores (which may take a while).
+        if (lifetimeMs !== undefined) expires = new Date(service.deps.now().getTime() + lifetimeMs).toISOString();
         const body = parseInput(CreateKeyBody, { name, admin: parsed.flags.has('admin'), grants, ...(expires !== undefined ? { expires_at: expires } : {}) });
         const created = await issueKey(service.deps, OPERATOR, body);
         if (parsed.flags.has('json')) console.log(JSON.stringify(created, null, 2));

@@ -43,7 +43,7 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
   test('shows the empty state, then connections made through OAuth with grants in words and their status', async () => {
     await page.goto(`${admin.url}/connections`);
     const nav = page.getByRole('navigation', { name: 'Main' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Sites', 'Trash', 'Storage', 'API Keys', 'Connections']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Sites', 'Trash', 'Storage', 'Activity', 'Webhooks', 'API Keys', 'Connections']);
     expect(await nav.getByRole('link', { name: 'Connections' }).getAttribute('aria-current')).toBe('page');
     await eventually(() => page.locator('main .state').textContent()).toContain('No MCP connections yet');
     expect(await page.locator('main .state').textContent()).toContain(`${admin.url}/mcp`);
@@ -175,7 +175,7 @@ describe.skipIf(!chromiumAvailable())('portal: MCP connections', () => {
       await op.goto(`${proxy.url}/`);
       const nav = op.getByRole('navigation', { name: 'Main' });
       await nav.waitFor();
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Sites', 'Trash', 'Storage', 'API Keys']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Sites', 'Trash', 'Storage', 'Activity', 'Webhooks', 'API Keys']);
       await op.goto(`${proxy.url}/connections`);
       await eventually(() => op.locator('main .state').textContent()).toContain('The MCP connector is turned off');
       expect((await fetch(`${off.url}/api/mcp/connections`, { headers: { 'Remote-User': 'admin' } })).status).toBe(404);

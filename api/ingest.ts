@@ -35,7 +35,10 @@ export function ingestRouter(api: ApiContext): Router {
   // Previews (spec §14): capability preview (publish implies it); registered before the bare site routes.
   siteRoute(r, 'PUT', '/ingest/sites/*path/previews/:name', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    ctx.body = await handlePreviewRequest(api, ctx, identity, sitePath(ctx), param(ctx, 'name'));
+    noteWrite(ctx, { target: `preview:${param(ctx, 'name')}` });
+    const result = await handlePreviewRequest(api, ctx, identity, sitePath(ctx), param(ctx, 'name'));
+    noteWrite(ctx, { revision: result.preview.revision });
+    ctx.body = result;
   });
 
   siteRoute(r, 'GET', '/ingest/sites/*path/previews', async (ctx) => {
@@ -47,8 +50,13 @@ export function ingestRouter(api: ApiContext): Router {
     const [site, name] = [sitePath(ctx), param(ctx, 'name')];
     // Also the unpublish of the site `name` in a group whose last label is `previews` (see meansSite).
     const whole = `${site}/previews/${name}`;
-    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) await unpublishSite(api.deps, identity, { site: whole });
-    else await removePreview(api.deps, identity, { site, name });
+    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) {
+      noteWrite(ctx, { action: 'unpublish', site: whole });
+      await unpublishSite(api.deps, identity, { site: whole });
+    } else {
+      noteWrite(ctx, { target: `preview:${name}` });
+      await removePreview(api.deps, identity, { site, name });
+    }
     ctx.status = 204;
   });
 

@@ -115,8 +115,13 @@ export function managementRouter(api: ApiContext): Router {
     const identity = await requireUser(api, ctx);
     const [site, name] = [sitePath(ctx), param(ctx, 'name')];
     const whole = `${site}/previews/${name}`;
-    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) await unpublishSite(api.deps, identity, { site: whole });
-    else await removePreview(api.deps, identity, { site, name });
+    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) {
+      noteWrite(ctx, { action: 'unpublish', site: whole });
+      await unpublishSite(api.deps, identity, { site: whole });
+    } else {
+      noteWrite(ctx, { target: `preview:${name}` });
+      await removePreview(api.deps, identity, { site, name });
+    }
     ctx.status = 204;
   });
 

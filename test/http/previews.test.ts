@@ -127,6 +127,25 @@ describe('publishing a preview', () => {
     expect(removed.actor).toMatchObject({ kind: 'user', name: 'admin' });
   });
 
+  it('refuses a body that is not a publish multipart, changing nothing', async () => {
+    const before = (await events('docs/app')).length;
+    const url = new URL('/ingest/sites/docs/app/previews/bad', svc.url);
+    const auth = { Authorization: `Bearer ${previewKey}` };
+    expect((await fetch(url, { method: 'PUT', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{}' })).status).toBe(415);
+    const metaOnly = new FormData();
+    metaOnly.append('meta', JSON.stringify({ title: 'no files' }));
+    const r = await fetch(url, { method: 'PUT', headers: auth, body: metaOnly });
+    expect([r.status, ((await r.json()) as { code: string }).code]).toEqual([400, 'invalid']);
+    const notArchive = new FormData();
+    notArchive.append('bundle', new Blob(['not an archive']), 'site.tgz');
+    // As a site publish answers an unknown archive format (spec §2).
+    expect((await fetch(url, { method: 'PUT', headers: auth, body: notArchive })).status).toBe(415);
+    const noIndex = await putPreview(svc.url, previewKey, 'docs/app', 'bad', { files: { 'about.html': '<p>no index</p>' } });
+    expect(noIndex.status).toBe(400);
+    expect((await events('docs/app')).length).toBe(before);
+    expect((await fetch(pv('docs/app', 'bad'))).status).toBe(404);
+  });
+
   it('allows SITES_MAX_PREVIEWS_PER_SITE previews; one more is 409, replacing one is not', async () => {
     await putPreview(svc.url, previewKey, 'docs/app', 'lim-1', { index: '<p>1</p>' });
     await putPreview(svc.url, previewKey, 'docs/app', 'lim-2', { index: '<p>2</p>' });

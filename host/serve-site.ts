@@ -52,8 +52,8 @@ type CachedSite = {
   readonly checkpoint: string | undefined;
   readonly site: SiteDoc | undefined;
   manifest?: WeakRef<Manifest>;
-  /** Manifests of its previews and permalinks served at this checkpoint (`pr-42`, `v7`), each until its preview expires. */
-  variants?: Map<string, { readonly manifest: WeakRef<Manifest>; readonly until: number }>;
+  /** Manifests of its previews and permalinks served at this checkpoint (by `pr-42`, by 7), each until its preview expires. */
+  variants?: Map<string | number, { readonly manifest: WeakRef<Manifest>; readonly until: number }>;
 };
 const SITE_CACHE_MAX = 10_000;
 
@@ -101,8 +101,8 @@ async function liveManifest(m: Memory, path: string, checkpoint: string | undefi
   return manifest;
 }
 
-/** The key of a variant in `CachedSite.variants`: the part of the host label before `--`. */
-const variantKey = (variant: Variant) => (variant.kind === 'preview' ? variant.name : `v${variant.number}`);
+/** The key of a variant in `CachedSite.variants`: a preview's name, a permalink's number (a Map tells 7 from "7"; nothing built per request). */
+const variantKey = (variant: Variant): string | number => (variant.kind === 'preview' ? variant.name : variant.number);
 
 /** A preview's or permalink's manifest cached at this checkpoint and not expired, without waiting for anything. */
 function knownVariant(m: Memory, path: string, variant: Variant, checkpoint: string | undefined, nowMs: number): Manifest | undefined {

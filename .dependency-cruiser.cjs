@@ -94,6 +94,14 @@ module.exports = {
       to: { path: '^mcp/diary/' },
     },
     {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'No import cycles, type-only ones included: a cycle makes load order matter (a value read before its module ran is undefined) and ties files that the layers above keep apart. A shared type moves to a file of its own (api/audit-entry.ts, domain/webhook/names.ts, portal/src/view-context.ts).',
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: 'resolvable',
       severity: 'error',
       comment: 'Every import resolves; an unresolved one would slip past the rules above.',

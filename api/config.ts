@@ -1,5 +1,5 @@
 import type { Cidr } from './ip.ts';
-import type { AuditEntry } from './write-log.ts';
+import type { AuditEntry } from './audit-entry.ts';
 
 /**
  * The part of the service's configuration the HTTP layer and the MCP connector read. The

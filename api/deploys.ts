@@ -31,16 +31,21 @@ export function deploysRouter(api: ApiContext): Router {
 function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (api: ApiContext, ctx: Context) => Promise<Identity>): void {
   r.post(base, async (ctx) => {
     const identity = await authenticate(api, ctx);
-    const body = await readManifestJson(ctx, manifestBodyLimit(api));
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
-    const { meta, files, preview } = body as { meta?: unknown; files?: unknown; preview?: unknown };
-    if (meta === undefined) throw new ValidationError('meta is required');
-    const parsed = readPublishMeta(meta);
-    noteTarget(parsed, (site) => noteWrite(ctx, { site }));
-    if (files === undefined) throw new ValidationError('files is required');
-    if (preview !== undefined && typeof preview !== 'string') throw new ValidationError('preview must be a string: the preview name');
+    // Read when the use case asks: a viewer is refused before the body (403 before 400).
+    const request = async () => {
+      const body = await readManifestJson(ctx, manifestBodyLimit(api));
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
+      const { meta, files, preview } = body as { meta?: unknown; files?: unknown; preview?: unknown };
+      if (meta === undefined) throw new ValidationError('meta is required');
+      const parsed = readPublishMeta(meta);
+      noteTarget(parsed, (site) => noteWrite(ctx, { site }));
+      if (files === undefined) throw new ValidationError('files is required');
+      if (preview !== undefined && typeof preview !== 'string') throw new ValidationError('preview must be a string: the preview name');
+      return { meta: parsed, files, ...(preview !== undefined ? { preview } : {}) };
+    };
+    const created = await createDeploy(api.deps, identity, request);
     ctx.status = 201;
-    ctx.body = await createDeploy(api.deps, identity, { meta: parsed, files, ...(preview !== undefined ? { preview } : {}) });
+    ctx.body = created;
   });
 
   r.put(`${base}/:id/files/:sha256`, async (ctx) => {

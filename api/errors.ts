@@ -13,10 +13,6 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   insufficient_storage: 507,
 };
 
-export function statusOf(code: ErrorCode): number {
-  return STATUS[code];
-}
-
 /** The one place where typed errors become `{error, code}` JSON with the spec's status. */
 export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
   try {

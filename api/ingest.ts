@@ -20,10 +20,10 @@ import { handlePreviewRequest } from './preview-upload.ts';
 import { param, sitePath, siteRoute } from './site-path.ts';
 
 /**
- * The ingest plane (spec §4): API keys only. Each route authenticates the key, reads the
- * request into a plain object and hands it to its use case (app/), which checks the
- * capability on the requested path before the site is looked up, so a refusal never
- * reveals existence.
+ * The ingest plane (spec §4): API keys only. Each route authenticates the key and hands the
+ * path to its use case (app/), with the body as a function that reads and parses it: the use
+ * case checks the capability on the path first, then asks for the body, then looks the site
+ * up. So a refusal (403) never depends on the body and never reveals whether the site exists.
  */
 export function ingestRouter(api: ApiContext): Router {
   const r = new Router();
@@ -66,8 +66,8 @@ export function ingestRouter(api: ApiContext): Router {
 
   siteRoute(r, 'POST', '/ingest/sites/*path/rollback', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    const body = parseInput(RollbackBody, await readJson(ctx));
-    const { site, revision } = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body?.revision });
+    const body = async () => parseInput(RollbackBody, await readJson(ctx))?.revision;
+    const { site, revision } = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body });
     noteWrite(ctx, { revision });
     ctx.body = site;
   });
@@ -83,7 +83,7 @@ export function ingestRouter(api: ApiContext): Router {
 
   siteRoute(r, 'PATCH', '/ingest/sites/*path', async (ctx) => {
     const identity = await requireKey(api, ctx);
-    ctx.body = await patchSite(api.deps, identity, { site: sitePath(ctx), patch: parseInput(SitePatch, await readJson(ctx)) });
+    ctx.body = await patchSite(api.deps, identity, { site: sitePath(ctx), patch: async () => parseInput(SitePatch, await readJson(ctx)) });
   });
 
   siteRoute(r, 'DELETE', '/ingest/sites/*path', async (ctx) => {

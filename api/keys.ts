@@ -17,7 +17,7 @@ export function keysRouter(api: ApiContext): Router {
   });
   r.post('/api/keys', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const created = await issueKey(api.deps, identity, parseInput(CreateKeyBody, await readJson(ctx)));
+    const created = await issueKey(api.deps, identity, async () => parseInput(CreateKeyBody, await readJson(ctx)));
     ctx.status = 201;
     ctx.body = created;
   });

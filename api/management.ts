@@ -32,9 +32,10 @@ import { meansSite } from '../app/previews/route-reading.ts';
 
 /**
  * The management plane (spec §5): forward-auth users and keys (an admin key acts as an
- * admin, a scoped key as a viewer). Each route authenticates, reads the request into a plain
- * object and hands it to its use case (app/), which decides what the identity may do: reads
- * for anyone signed in, writes for admins.
+ * admin, a scoped key as a viewer). Each route authenticates and hands the request to its use
+ * case (app/), a body as a function the use case calls once it has authorized (403 before
+ * 400). The use case decides what the identity may do: reads for anyone signed in, writes for
+ * admins.
  */
 export function managementRouter(api: ApiContext): Router {
   const r = new Router();
@@ -131,8 +132,8 @@ export function managementRouter(api: ApiContext): Router {
 
   siteRoute(r, 'POST', '/api/sites/*path/rollback', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const body = parseInput(RollbackBody, await readJson(ctx));
-    const { site, revision } = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body?.revision });
+    const body = async () => parseInput(RollbackBody, await readJson(ctx))?.revision;
+    const { site, revision } = await rollbackSite(api.deps, identity, { site: sitePath(ctx), revision: body });
     noteWrite(ctx, { revision });
     ctx.body = site;
   });
@@ -142,7 +143,7 @@ export function managementRouter(api: ApiContext): Router {
   });
   siteRoute(r, 'PATCH', '/api/sites/*path', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    ctx.body = await patchSite(api.deps, identity, { site: sitePath(ctx), patch: parseInput(SitePatch, await readJson(ctx)) });
+    ctx.body = await patchSite(api.deps, identity, { site: sitePath(ctx), patch: async () => parseInput(SitePatch, await readJson(ctx)) });
   });
   siteRoute(r, 'DELETE', '/api/sites/*path', async (ctx) => {
     await unpublishSite(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });

@@ -10,59 +10,47 @@ import type { Identity } from '../domain/auth.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import type { ApiContext } from './context.ts';
 import { noteTarget, noteWrite } from './write-log.ts';
-import { receiveUpload, type Part } from './upload.ts';
+import { receiveUpload, type Part, type Upload } from './upload.ts';
 
 const MAX_META_BYTES = 64 * 1024;
 
 /**
  * `POST /ingest/sites` and `POST /api/sites` (spec §4): streams a publish request (`meta`
- * + exactly one of `bundle` / `index`) into the publish use case. The body is never
- * buffered: the archive is read entry by entry as it arrives. The use case starts as soon as
- * `meta` is parsed, so it authorizes before a byte of the files is read; the files follow
- * when their part arrives. Only when `bundle` precedes `meta` is it spooled to a temp file
- * first, because the target (and so the authorization) is not known yet. Limits hold while
+ * + exactly one of `bundle` / `index`) into the publish use case. The use case runs first and
+ * asks for `meta` once it has authorized what it can without it (a viewer publishes nowhere:
+ * 403 before a byte of the body is read); only then is the body read. It checks `publish` on
+ * the meta's site as soon as `meta` arrives, before a byte of the files is read; the files
+ * follow when their part arrives. The body is never buffered: the archive is read entry by
+ * entry as it arrives. Only when `bundle` precedes `meta` is it spooled to a temp file first,
+ * because the target (and so the authorization) is not known yet. Limits hold while
  * streaming.
  */
 export async function handlePublishRequest(api: ApiContext, ctx: Context, identity: Identity): Promise<PublishResult> {
-  const type = ctx.get('content-type');
-  if (!/^multipart\/form-data/i.test(type)) throw new UnsupportedMediaTypeError('send multipart/form-data with a meta part and a bundle or index file');
-  const declared = Number(ctx.get('content-length') || 0);
-  const limit = api.config.maxUploadBytes;
-  if (declared > limit) throw new TooLargeError(`the upload is larger than ${limit} bytes`);
-
-  const upload = receiveUpload(
-    ctx,
-    { maxBytes: limit, maxFieldBytes: MAX_META_BYTES, files: 2, fields: 10, parts: 12, pace: api.config.uploadPace },
-    api.hooks.bytesReceived,
-  );
+  let upload: Upload | undefined;
+  let parsed: Promise<void> | undefined;
   let spoolDir: string | undefined;
-  let publishing: Promise<PublishResult> | undefined;
-  // The files of the publish, handed over once their part arrives (or refused, so the publish ends).
-  let deliver: ((files: AsyncIterable<IncomingFile>) => void) | undefined;
-  let refuse: ((err: unknown) => void) | undefined;
+  // The meta part and the files, handed to the publish as they arrive (or refused, so it ends).
+  const meta = handOver<string>();
+  const ready = handOver<AsyncIterable<IncomingFile>>();
+  const files = (async function* () {
+    yield* await ready.promise;
+  })();
   const filesOf = (field: string, content: Readable): AsyncIterable<IncomingFile> => (field === 'index' ? single('index.html', content) : api.readArchive(content));
 
-  /** Starts the publish once meta is known. It commits only once the whole body is parsed, so a bad trailing part still cancels it. */
-  const start = (meta: unknown, noteSite: (site: string) => void): Promise<PublishResult> => {
-    const ready = new Promise<AsyncIterable<IncomingFile>>((resolve, reject) => {
-      deliver = resolve;
-      refuse = reject;
-    });
-    ready.catch(() => undefined); // the publish reports it
-    const files = (async function* () {
-      yield* await ready;
-    })();
-    const parsedMeta = readPublishMeta(meta);
-    // Known before the capability is checked: a refused publish is logged with the site it tried.
-    noteTarget(parsedMeta, noteSite);
-    const publish = publishSite(api.deps, identity, { meta: parsedMeta, files, beforeCommit: () => parsed });
-    publish.catch(upload.fail);
-    return publish;
-  };
-
   /** Reads the parts in order; resolves once the body is parsed and holds one meta and one file. */
-  const readParts = async (): Promise<void> => {
+  const readBody = async (): Promise<void> => {
+    const type = ctx.get('content-type');
+    if (!/^multipart\/form-data/i.test(type)) throw new UnsupportedMediaTypeError('send multipart/form-data with a meta part and a bundle or index file');
+    const declared = Number(ctx.get('content-length') || 0);
+    const limit = api.config.maxUploadBytes;
+    if (declared > limit) throw new TooLargeError(`the upload is larger than ${limit} bytes`);
+    upload = receiveUpload(
+      ctx,
+      { maxBytes: limit, maxFieldBytes: MAX_META_BYTES, files: 2, fields: 10, parts: 12, pace: api.config.uploadPace },
+      api.hooks.bytesReceived,
+    );
     let spooled: { field: string; path: string } | undefined;
+    let hasMeta = false;
     let file = false;
     for await (const part of upload.parts) {
       if (part.kind === 'file') upload.reading(part.stream);
@@ -70,9 +58,10 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
       if (field.kind === 'field') {
         if (field.name !== 'meta') continue;
         if (field.truncated) throw new TooLargeError('meta is too large');
-        if (publishing) throw new ValidationError('meta was sent twice');
-        publishing = start(field.value, (site) => noteWrite(ctx, { site }));
-        if (spooled) deliver!(filesOf(spooled.field, createReadStream(spooled.path)));
+        if (hasMeta) throw new ValidationError('meta was sent twice');
+        hasMeta = true;
+        meta.resolve(field.value);
+        if (spooled) ready.resolve(filesOf(spooled.field, createReadStream(spooled.path)));
         continue;
       }
       const { name, stream } = field;
@@ -86,8 +75,8 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
       }
       file = true;
       stream.on('limit', () => stream.destroy(new TooLargeError(`the upload is larger than ${limit} bytes`)));
-      if (publishing) {
-        deliver!(filesOf(name, stream));
+      if (hasMeta) {
+        ready.resolve(filesOf(name, stream));
         continue;
       }
       // Before meta: the target, and so the authorization, is not known yet.
@@ -95,24 +84,53 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
       spooled = { field: name, path: join(spoolDir, 'body') };
       await pipeline(stream, createWriteStream(spooled.path));
     }
-    if (!publishing) throw new ValidationError('the meta part is missing');
+    if (!hasMeta) throw new ValidationError('the meta part is missing');
     if (!file) throw new ValidationError('send exactly one of bundle or index');
   };
 
-  const parsed = readParts();
+  const publishing = publishSite(api.deps, identity, {
+    meta: async () => {
+      parsed = readBody();
+      parsed.catch((err: unknown) => {
+        // The first failure wins; a publish still waiting for its meta or files ends (it may hold the publish gate).
+        upload?.fail(err);
+        meta.reject(upload?.failure ?? err);
+        ready.reject(upload?.failure ?? err);
+      });
+      const parsedMeta = readPublishMeta(await meta.promise);
+      // Known before the capability is checked: a refused publish is logged with the site it tried.
+      noteTarget(parsedMeta, (site) => noteWrite(ctx, { site }));
+      return parsedMeta;
+    },
+    files,
+    // It commits only once the whole body is parsed, so a bad trailing part still cancels it.
+    beforeCommit: () => parsed!,
+  });
   try {
+    const result = await publishing;
     await parsed;
-    return await publishing!;
+    return result;
   } catch (err) {
-    upload.fail(err);
-    // A publish still waiting for its files must end (it holds the publish gate).
-    refuse?.(upload.failure);
-    await publishing?.catch(() => undefined);
-    throw upload.failure;
+    upload?.fail(err);
+    ready.reject(upload?.failure ?? err);
+    await parsed?.catch(() => undefined);
+    throw upload?.failure ?? err;
   } finally {
-    upload.settle();
+    upload?.settle();
     if (spoolDir) await rm(spoolDir, { recursive: true, force: true });
   }
+}
+
+/** A value handed over later, or a refusal; nobody has to wait for it (a refused one is not an unhandled rejection). */
+function handOver<T>(): { promise: Promise<T>; resolve(value: T): void; reject(err: unknown): void } {
+  let resolve!: (value: T) => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }
 
 /** `curl -F meta=@meta.json` sends meta as a file part: read as the field it stands for. */

@@ -22,8 +22,7 @@ export function webhooksRouter(api: ApiContext): Router {
   });
   r.post('/api/webhooks', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    const body = parseInput(CreateWebhookBody, await readJson(ctx));
-    const created = await createWebhook(deps(), identity, body);
+    const created = await createWebhook(deps(), identity, async () => parseInput(CreateWebhookBody, await readJson(ctx)));
     ctx.status = 201;
     ctx.body = created satisfies CreatedWebhook;
   });

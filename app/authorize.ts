@@ -64,6 +64,34 @@ export function seesHidden(identity: Identity): boolean {
   return identity.principal.kind === 'admin';
 }
 
+/**
+ * Who may approve an MCP connection (spec §13): a person signed in through the forward-auth
+ * proxy and listed in SITES_MCP_ALLOWED_USERS. Admin rights do not imply it, and no key,
+ * connection or job approves. Asked by the consent page before it shows the form (or fetches
+ * a client's metadata document) and by the consent itself.
+ */
+export function requireApprover(settings: { readonly mcpApprovers: ReadonlySet<string> }, identity: Identity): void {
+  if (identity.via !== 'user' || !settings.mcpApprovers.has(identity.name)) {
+    throw new ForbiddenError(`${identity.name} may not approve MCP connections on this server. Ask an administrator (SITES_MCP_ALLOWED_USERS).`);
+  }
+}
+
+/**
+ * Who asks `GET /tls/ask` (spec §15), as the edge saw the request: whether the TCP peer is a
+ * trusted proxy, and whether the request carries a header a proxy or CDN adds when it relays
+ * a request for a client of its own.
+ */
+export type CertificateAsker = { readonly trustedPeer: boolean; readonly relayed: boolean };
+
+/**
+ * Only the TLS proxy itself asks which names to certify: anyone else, and a request a proxy
+ * relays for someone else, gets the 404 of an endpoint that does not exist (the list of live
+ * sites is not for them to probe, even though their hosts are public).
+ */
+export function authorizeCertificateAsk(asker: CertificateAsker): void {
+  if (!asker.trustedPeer || asker.relayed) throw new NotFoundError('no such endpoint');
+}
+
 /** Sites a grant holder may act on with any capability (MCP list_sites); everyone else: every site. */
 export function coversAny(identity: Identity, address: SiteAddress): boolean {
   const p = identity.principal;

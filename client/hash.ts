@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { DigestCache } from './digest-cache.ts';
 import type { SiteFile } from './folder.ts';
-
-/** The SHA-256 of a file, read as a stream: never the whole file in memory. */
-export async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 /** Runs `work` over `items` with at most `limit` at a time, in order of start; results in input order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {

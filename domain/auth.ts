@@ -64,10 +64,6 @@ export function forwardAuthIdentity(user: string, admins: ReadonlySet<string>): 
   };
 }
 
-export function isAdmin(identity: Identity): boolean {
-  return identity.principal.kind === 'admin';
-}
-
 /**
  * The service acting on its own account: a job (the quarantine TTL, the expiry jobs), the
  * OAuth endpoints, the usage recorders. An identity like any other, with every capability

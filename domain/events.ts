@@ -29,7 +29,6 @@ export type EventMeta = { readonly actor: Actor; readonly at: string };
 export type SequenceEvent = { readonly type: 'IdAllocated'; readonly data: { readonly id: number } };
 
 export type DomainEvent = SiteEvent | KeyEvent | SequenceEvent | ConnectionEvent | OAuthClientEvent | WebhookEvent | DomainClaimEvent;
-export type DomainEventType = DomainEvent['type'];
 
 /** An event as read back from a store: its stream position and metadata attached. */
 export type Recorded<E extends DomainEvent = DomainEvent> = E & {

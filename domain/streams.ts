@@ -14,6 +14,14 @@ export const keyStream = (id: number): string => `key-${id}`;
  */
 export const keyUsageStream = (id: number): string => `keyuse-${id}`;
 export const connectionStream = (id: string): string => `connection-${id}`;
+/**
+ * Where a connection's `ConnectionUsed` events go: beside the connection's own stream, as for
+ * keys, so recording a use never races the token endpoint's refreshes on `connection-<id>`
+ * (an expected-revision conflict there would retry a token request) and commands on the
+ * connection read a handful of events however busy it is. Logs written before this stream
+ * existed hold `ConnectionUsed` in `connection-<id>`; both are read back.
+ */
+export const connectionUsageStream = (id: string): string => `connectionuse-${id}`;
 export const oauthClientStream = (id: string): string => `oauthclient-${id}`;
 export const webhookStream = (id: string): string => `webhook-${id}`;
 /**

@@ -3,9 +3,8 @@ import { ConfigError } from './config-parsers.ts';
 import { readSettings } from './config-settings.ts';
 
 // The IP range helpers are pure and live with the HTTP layer that checks peers; re-exported for the CLI and tests.
-export { inCidrs, ipToBigInt, isLoopback, type Cidr } from '../api/ip.ts';
+export { inCidrs } from '../api/ip.ts';
 export { ConfigError, parseCidr, parseDuration } from './config-parsers.ts';
-export { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './config-settings.ts';
 
 /** The service's configuration, read from `SITES_*` variables (spec §8). */
 export type Config = {

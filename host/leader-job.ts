@@ -1,11 +1,14 @@
-import type { Service } from './service.ts';
+import type { Logger } from './log.ts';
+
+/** What a leader job needs of the service: whether this instance leads, and where failures go. */
+export type LeaderJobHost = { readonly projector: { readonly isLeader: boolean }; readonly log: Logger };
 
 /**
  * Runs `work` every `everyMs` on the projector leader only (one instance does the
  * background work of a cluster), never two ticks at once; a failure is logged as `name`
  * and the next tick tries again. Returns the stop function.
  */
-export function startLeaderJob(service: Service, name: string, everyMs: number, work: () => Promise<void>): () => void {
+export function startLeaderJob(service: LeaderJobHost, name: string, everyMs: number, work: () => Promise<void>): () => void {
   let busy = false;
   const tick = async () => {
     if (busy || !service.projector.isLeader) return;

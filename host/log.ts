@@ -1,5 +1,5 @@
 import { pino, type DestinationStream } from 'pino';
-import type { AuditEntry } from '../api/write-log.ts';
+import type { AuditEntry } from '../api/audit-entry.ts';
 import type { Config } from './config.ts';
 
 export type LogFields = Record<string, unknown>;

@@ -8,8 +8,7 @@ import { openSqliteActivityStore } from './activity/sqlite.ts';
 import { openFolderBlobStore } from './blobs/folder.ts';
 import { CliError, systemReason } from './cli/failure.ts';
 import { ConfigError, type Config } from './config.ts';
-import { esdbPositionKey } from './eventstore/esdb-position.ts';
-import { openSqliteEventStore, sqlitePositionKey } from './eventstore/sqlite.ts';
+import { openSqliteEventStore } from './eventstore/sqlite.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openSqliteReadModel } from './readmodel/sqlite.ts';
 import { openSqliteWebhookDeliveries } from './webhooks/sqlite.ts';
@@ -60,11 +59,9 @@ export async function openStack(config: Config, log: Logger = createLogger(confi
       if (!config.mongoUrl) return openSqliteReadModel(join(config.dataDir, 'readmodel.sqlite'));
       const url = config.mongoUrl;
       const mongo = await import('./readmodel/mongo.ts');
-      // MongoDB orders the positions of the log it projects to tell committed documents (see streamRevision).
-      const positionKey = config.eventStoreUrl ? esdbPositionKey : sqlitePositionKey;
       const store = { name: 'the read model', where: `MongoDB at ${redact(url)}` };
       await whenReady(store, (ms) => mongo.probeMongo(url, ms), mongo.mongoRefused, wait);
-      return whenReady(store, () => mongo.openMongoReadModel(url, { positionKey }), mongo.mongoRefused, { ...wait, quiet: true });
+      return whenReady(store, () => mongo.openMongoReadModel(url), mongo.mongoRefused, { ...wait, quiet: true });
     })(),
     (async (): Promise<BlobStore> => {
       if (!config.s3) return openFolderBlobStore(join(config.dataDir, 'blobs'));

@@ -47,10 +47,19 @@ export type KeyDoc = {
 /**
  * When a key was last used, from its usage stream (`keyuse-<id>`). Kept apart from the key's
  * document so that each has its own stream revision; the read model merges it into the
- * `KeyDoc` it answers with (`withKeyUse`).
+ * `KeyDoc` it answers with (`withLastUse`).
  */
 export type KeyUseDoc = {
   readonly id: number;
+  readonly lastUsedAt: string;
+};
+
+/**
+ * When a connection was last used, from its usage stream (`connectionuse-<id>`), kept apart
+ * from the connection's document like a key's (`withLastUse` merges it in when read).
+ */
+export type ConnectionUseDoc = {
+  readonly id: string;
   readonly lastUsedAt: string;
 };
 
@@ -103,32 +112,22 @@ export type ConnectionDoc = {
  * have none here: only their revision is recorded, so a command on them can wait for the
  * projector like any other (webhooks live in their own store, projections/webhooks.ts).
  */
-export type DocKind = 'site' | 'key' | 'keyuse' | 'connection' | 'oauthclient' | 'sequence' | 'webhook';
-
-export type DocByKind = {
-  site: SiteDoc;
-  key: KeyDoc;
-  keyuse: KeyUseDoc;
-  connection: ConnectionDoc;
-  oauthclient: OAuthClientDoc;
-  sequence: never;
-  webhook: never;
-};
+export type DocKind = 'site' | 'key' | 'keyuse' | 'connection' | 'connectionuse' | 'oauthclient' | 'sequence' | 'webhook';
 
 /** What the read model holds for one stream: the last applied revision and the document (null: none). */
 export type StreamRecord = {
   readonly stream: string;
   readonly kind: DocKind;
   readonly revision: number;
-  readonly doc: SiteDoc | KeyDoc | KeyUseDoc | ConnectionDoc | OAuthClientDoc | null;
+  readonly doc: SiteDoc | KeyDoc | KeyUseDoc | ConnectionDoc | ConnectionUseDoc | OAuthClientDoc | null;
 };
 
 /**
- * A key document with the use its usage stream recorded: the later of the two times (a log
- * written before usage streams existed has uses on the key's own stream, a newer one on
- * both; recorded uses are never taken back).
+ * A key or connection document with the use its usage stream recorded: the later of the two
+ * times (a log written before usage streams existed has uses on the document's own stream, a
+ * newer one on both; recorded uses are never taken back).
  */
-export function withKeyUse(key: KeyDoc, lastUsedAt: string | null | undefined): KeyDoc {
-  if (!lastUsedAt || (key.lastUsedAt !== undefined && key.lastUsedAt >= lastUsedAt)) return key;
-  return { ...key, lastUsedAt };
+export function withLastUse<T extends { readonly lastUsedAt?: string }>(doc: T, lastUsedAt: string | null | undefined): T {
+  if (!lastUsedAt || (doc.lastUsedAt !== undefined && doc.lastUsedAt >= lastUsedAt)) return doc;
+  return { ...doc, lastUsedAt };
 }

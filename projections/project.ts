@@ -2,7 +2,7 @@ import type { Actor, ConnectionEvent, KeyEvent, OAuthClientEvent, Recorded, Site
 import { fullPath } from '../domain/paths.ts';
 import { applyConnectionEvent } from '../domain/connection/state.ts';
 import { evolveSite, initialSiteState, type SiteState } from '../domain/site/state.ts';
-import type { ConnectionDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from './documents.ts';
+import type { ConnectionDoc, ConnectionUseDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from './documents.ts';
 
 /** Which document family a stream feeds, from its name (see domain/streams.ts). */
 export function kindOfStream(stream: string): DocKind | undefined {
@@ -12,6 +12,7 @@ export function kindOfStream(stream: string): DocKind | undefined {
     case 'key':
     case 'keyuse':
     case 'connection':
+    case 'connectionuse':
     case 'oauthclient':
     case 'sequence':
     case 'webhook':
@@ -52,6 +53,8 @@ function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): S
       return projectKeyUse(doc as KeyUseDoc | null, event as Recorded<KeyEvent>);
     case 'connection':
       return projectConnection(doc as ConnectionDoc | null, event as Recorded<ConnectionEvent>);
+    case 'connectionuse':
+      return projectConnectionUse(doc as ConnectionUseDoc | null, event as Recorded<ConnectionEvent>);
     case 'oauthclient':
       return projectClient(doc as OAuthClientDoc | null, event as Recorded<OAuthClientEvent>);
     case 'sequence':
@@ -156,6 +159,13 @@ export function projectKeyUse(doc: KeyUseDoc | null, event: Recorded<KeyEvent>):
   return { id: event.data.id, lastUsedAt: event.data.at };
 }
 
+/** A connection's usage stream: the latest use (uses recorded by several instances may arrive out of order). */
+export function projectConnectionUse(doc: ConnectionUseDoc | null, event: Recorded<ConnectionEvent>): ConnectionUseDoc | null {
+  if (event.type !== 'ConnectionUsed') return doc; // the stream holds nothing else
+  if (doc && doc.lastUsedAt >= event.data.at) return doc;
+  return { id: event.data.id, lastUsedAt: event.data.at };
+}
+
 export function projectConnection(doc: ConnectionDoc | null, event: Recorded<ConnectionEvent>): ConnectionDoc | null {
   // The token rules are the write side's own (domain/connection/state.ts); the document adds who, when and why.
   const next = applyConnectionEvent(doc, event);
@@ -170,6 +180,7 @@ export function projectConnection(doc: ConnectionDoc | null, event: Recorded<Con
     case 'ConnectionRevoked':
       return { ...(next as ConnectionDoc), revokedAt: event.meta.at, revokedReason: event.data.reason };
     case 'ConnectionUsed': {
+      // Logs from before usage streams (connectionuse-<id>) hold uses here too.
       // Never backwards: uses recorded by several instances may arrive out of order.
       const d = next as ConnectionDoc;
       return d.lastUsedAt && d.lastUsedAt >= event.data.at ? d : { ...d, lastUsedAt: event.data.at };

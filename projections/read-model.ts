@@ -2,8 +2,8 @@ import type { BlobIndex, DeploySessions, Leases } from '../domain/ports.ts';
 import type { ProjectionStore } from './projection-store.ts';
 import type { Queries } from './queries.ts';
 
-export type { ProjectionBatch, ProjectionStore } from './projection-store.ts';
-export type { Queries, SiteListResult, SiteQuery, SiteSort } from './queries.ts';
+export type { ProjectionBatch } from './projection-store.ts';
+export type { SiteListResult, SiteQuery } from './queries.ts';
 
 /**
  * One database that plays five ports: the projection store (projector), the queries (use

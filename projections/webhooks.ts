@@ -1,7 +1,8 @@
 import type { Actor, Recorded } from '../domain/events.ts';
 import type { WebhookEvent } from '../domain/webhook/events.ts';
 import { deliveryId } from '../domain/webhook/ids.ts';
-import { isSiteScoped, webhookTypeOf, type WebhookType } from '../domain/webhook/types.ts';
+import { isSiteScoped, type WebhookType } from '../domain/webhook/names.ts';
+import { webhookTypeOf } from '../domain/webhook/types.ts';
 import { activityRows, scopesOf, type Activity } from './activity.ts';
 import { positionKey } from './positions.ts';
 import type { ProjectionBatch } from './read-model.ts';

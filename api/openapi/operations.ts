@@ -6,7 +6,7 @@ import type { Operation, Tag } from './operation.ts';
 import { previews } from './preview-operations.ts';
 import { sites } from './site-operations.ts';
 
-export { ERROR_STATUSES, type Body, type ErrorStatus, type Header, type Operation, type Reply, type Tag } from './operation.ts';
+export { ERROR_STATUSES, type Body, type ErrorStatus, type Operation, type Reply, type Tag } from './operation.ts';
 
 /**
  * The operation registry: every `/ingest` and `/api` route, described with the schemas the

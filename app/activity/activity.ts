@@ -2,7 +2,8 @@ import type { Identity } from '../../domain/auth.ts';
 import { requireAdmin } from '../authorize.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { assertCanonicalTarget } from '../../domain/grants.ts';
-import { eventTypesOf, isWebhookType } from '../../domain/webhook/types.ts';
+import { isWebhookType } from '../../domain/webhook/names.ts';
+import { eventTypesOf } from '../../domain/webhook/types.ts';
 import { parseActorFilter, type Activity, type ActivityFilter, type ActivityStore } from '../../projections/activity.ts';
 import { isPosition, positionKey } from '../../projections/positions.ts';
 

@@ -1,10 +1,10 @@
 import type { Identity } from '../../domain/auth.ts';
 import type { GrantInput } from '../../domain/connection/decide.ts';
-import { ForbiddenError } from '../../domain/errors.ts';
 import { isMetadataDocumentClientId } from '../../domain/oauth-client/client-id.ts';
 import type { ConnectionDoc } from '../../projections/documents.ts';
 import { projectConnection } from '../../projections/project.ts';
 import { connectionCommands, oauthClientCommands } from '../aggregates.ts';
+import { requireApprover } from '../authorize.ts';
 import type { AppDeps } from '../deps.ts';
 
 export type GrantConnectionInput = Omit<GrantInput, 'now' | 'user'>;
@@ -19,9 +19,7 @@ export type GrantConnectionInput = Omit<GrantInput, 'now' | 'user'>;
  * either way: expired first → this consent is refused; used first → the job leaves it alone.
  */
 export async function grantConnection(deps: AppDeps, identity: Identity, input: GrantConnectionInput): Promise<ConnectionDoc> {
-  if (identity.via !== 'user' || !deps.settings.mcpApprovers.has(identity.name)) {
-    throw new ForbiddenError(`${identity.name} may not approve MCP connections on this server`);
-  }
+  requireApprover(deps.settings, identity);
   const now = deps.now();
   // A metadata-document client has no registration to mark used (or to expire): the
   // authorization endpoint has just fetched and checked its document.

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { RevisionRef } from './common.ts';
-import { SitePatch } from './patch.ts';
 
 /**
  * The inputs of the use cases that act on one site, as plain objects: an HTTP route makes
@@ -18,10 +17,6 @@ export const RollbackInput = SiteRef.extend({
   revision: RevisionRef.nullish().meta({ description: 'an archived revision id, or "current" (a no-op); absent: the most recently archived one' }),
 });
 export type RollbackInput = z.output<typeof RollbackInput>;
-
-/** A metadata edit: the site and its `SitePatch`. */
-export const PatchInput = SitePatch.extend(SiteRef.shape);
-export type PatchInput = z.output<typeof PatchInput>;
 
 /** One revision of a site (`current` for the live one). */
 export const RevisionInput = SiteRef.extend({ revision: z.string().meta({ description: "a revision id, or current for the live revision" }) });

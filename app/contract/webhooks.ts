@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_DELIVERIES } from '../webhooks/deliveries.ts';
 import { MAX_DESCRIPTION, MAX_URL } from '../../domain/webhook/decide.ts';
-import { WEBHOOK_TYPES } from '../../domain/webhook/types.ts';
+import { WEBHOOK_TYPES } from '../../domain/webhook/names.ts';
 import { Timestamp } from './common.ts';
 import { Actor } from './events.ts';
 

@@ -8,7 +8,9 @@ import { parseMetaFields, type MetaInput } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { AppDeps } from '../deps.ts';
 import type { DeployCreated } from '../contract/deploy.ts';
+import { readLater, type Later } from '../contract/later.ts';
 import type { PublishMeta } from '../contract/publish.ts';
+import { refuseViewer } from '../authorize.ts';
 import { previewTarget } from '../previews/target.ts';
 import { publishTarget } from '../publish/target.ts';
 import type { ManifestCache } from '../queries/manifest-cache.ts';
@@ -35,7 +37,9 @@ export const DEFAULT_DEPLOY_TTL_MS = 60 * 60_000;
  * written before the gate is left: a collection of a revision this site drops meanwhile
  * then sees the deploy and keeps what it relies on.
  */
-export async function createDeploy(deps: AppDeps, identity: Identity, input: CreateDeployInput): Promise<DeployCreated> {
+export async function createDeploy(deps: AppDeps, identity: Identity, request: Later<CreateDeployInput>): Promise<DeployCreated> {
+  refuseViewer(identity); // before the request is read: a viewer publishes nowhere
+  const input = await readLater(request);
   const target = input.preview !== undefined ? previewDeployTarget(identity, input.meta, input.preview) : publishTarget(identity, input.meta);
   // A key (the ingest plane) or a signed-in admin (the portal, on the management plane; spec §5 lets admins publish there).
   if (identity.keyId === undefined && identity.principal.kind !== 'admin') throw new Error('a deploy is created with an API key or by an admin');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Identity } from '../../domain/auth.ts';
-import { authorizeAddress } from '../authorize.ts';
+import { authorizeAddress, refuseViewer } from '../authorize.ts';
 import { accessibleDeploy, assertDigest, assertOpen, type Deploy } from '../../domain/deploy/deploy.ts';
 import { NotFoundError, TooLargeError, ValidationError } from '../../domain/errors.ts';
 import type { AppDeps } from '../deps.ts';
@@ -11,9 +11,11 @@ const SMALL_BODY = 256 * 1024;
 
 /**
  * The deploy as this caller may use it: its own key's (or any, for an admin), not expired;
- * `publish` on its site, or `preview` for a preview deploy (spec §14).
+ * `publish` on its site, or `preview` for a preview deploy (spec §14). A viewer, who may publish
+ * nowhere, is refused before the lookup.
  */
 export async function loadDeploy(deps: AppDeps, identity: Identity, id: string): Promise<Deploy> {
+  refuseViewer(identity);
   const deploy = accessibleDeploy(await deps.deploys.getDeploy(id), identity, deps.now(), id);
   authorizeAddress(identity, deploy.preview !== undefined ? 'preview' : 'publish', deploy.address);
   return deploy;

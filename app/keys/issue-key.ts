@@ -8,6 +8,7 @@ import { projectKey } from '../../projections/project.ts';
 import { keyCommands } from '../aggregates.ts';
 import { requireAdmin } from '../authorize.ts';
 import type { CreateKeyBody, CreatedAPIKey } from '../contract/key.ts';
+import { readLater, type Later } from '../contract/later.ts';
 import { keyJson } from '../contract/site-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { allocateId } from '../ids.ts';
@@ -16,10 +17,11 @@ import { allocateId } from '../ids.ts';
  * Issue an API key (spec §5: `POST /api/keys`, admins; `sites keys create`, the operator).
  * The plaintext token is in this answer and nowhere else: only its SHA-256 is stored. The
  * request is checked (grant targets, scope, expiry) before an id is allocated, so a refused
- * key costs no id.
+ * key costs no id; the request itself is read only once the caller is known to be an admin.
  */
-export async function issueKey(deps: AppDeps, identity: Identity, input: CreateKeyBody): Promise<CreatedAPIKey> {
+export async function issueKey(deps: AppDeps, identity: Identity, request: Later<CreateKeyBody>): Promise<CreatedAPIKey> {
   requireAdmin(identity);
+  const input = await readLater(request);
   const now = deps.now();
   const grants = (input.grants ?? []).map(validateGrant);
   // `""` means no expiry, as portals of this kind send it for an empty date field.

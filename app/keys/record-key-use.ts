@@ -1,10 +1,10 @@
 import type { Identity } from '../../domain/auth.ts';
-import { StreamConflictError } from '../../domain/errors.ts';
 import { decideKey } from '../../domain/key/decide.ts';
 import type { KeyState } from '../../domain/key/state.ts';
 import type { EventToAppend } from '../../domain/ports.ts';
 import { keyUsageStream } from '../../domain/streams.ts';
 import type { AppDeps } from '../deps.ts';
+import { appendUse } from '../record-use.ts';
 
 /**
  * Record that a key authorized a request (`last_used_at`). Callers coalesce, so this is
@@ -24,16 +24,6 @@ export async function recordKeyUse(deps: Pick<AppDeps, 'events' | 'queries' | 'w
   const state: KeyState = doc ? { status: doc.revoked ? 'revoked' : 'active', id } : { status: 'none' };
   const decided = decideKey({ type: 'RecordKeyUse', id, at }, state);
   if (decided.length === 0) return;
-  const stream = keyUsageStream(id);
   const events: EventToAppend[] = decided.map((e) => ({ ...e, meta: { actor: identity.actor, at: deps.now().toISOString() } }));
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const { revision } = await deps.events.append(stream, events, await deps.events.streamRevision(stream));
-      await deps.waitForProjection(stream, revision);
-      return;
-    } catch (err) {
-      if (err instanceof StreamConflictError && attempt < 4) continue;
-      throw err;
-    }
-  }
+  await appendUse(deps, keyUsageStream(id), events);
 }

@@ -1,4 +1,6 @@
 import type { Identity } from '../../domain/auth.ts';
+import { refuseViewer } from '../authorize.ts';
+import { readLater, type Later } from '../contract/later.ts';
 import type { PublishMeta, PublishResult } from '../contract/publish.ts';
 import type { AppDeps } from '../deps.ts';
 import { commitFiles } from './commit.ts';
@@ -6,10 +8,11 @@ import { publishResult } from './result.ts';
 import type { IncomingFile } from './store-files.ts';
 import { publishTarget } from './target.ts';
 
-export type { FileContent, IncomingFile } from './store-files.ts';
+export type { IncomingFile } from './store-files.ts';
 
 export type PublishSiteInput = {
-  readonly meta: PublishMeta;
+  /** Read once the identity may publish somewhere (a viewer is refused before the request is read). */
+  readonly meta: Later<PublishMeta>;
   /** The files as they arrive (an archive read while it uploads, a tool's decoded files); read only once authorized. */
   readonly files: AsyncIterable<IncomingFile>;
   /** Awaited just before the switch: lets the caller veto (a multipart body with a bad trailing part). */
@@ -22,6 +25,7 @@ export type PublishSiteInput = {
  * before a byte of the files is read.
  */
 export async function publishSite(deps: AppDeps, identity: Identity, input: PublishSiteInput): Promise<PublishResult> {
-  const target = publishTarget(identity, input.meta);
+  refuseViewer(identity);
+  const target = publishTarget(identity, await readLater(input.meta));
   return publishResult(deps, await commitFiles(deps, identity.actor, target, input.files, input.beforeCommit), identity);
 }

@@ -7,13 +7,13 @@ import type { PublishTarget } from './commit.ts';
 
 /**
  * Where a publish goes and with which metadata, once `identity` may publish there: the
- * labels and metadata checked by the domain's rules (400), then `publish` on the address
- * (403), before anything is looked up or stored. Shared by every use case that publishes.
+ * address's labels checked by the domain's rules (400: the target must be read to be
+ * authorized), then `publish` on it (403), then the rest of the metadata (400), before
+ * anything is looked up or stored. Shared by every use case that publishes.
  */
 export function publishTarget(identity: Identity, meta: PublishMeta): PublishTarget {
   refuseViewer(identity);
   const address = siteAddress(meta.group ?? '', meta.slug);
-  const fields = parseMetaFields(meta, false) as MetaInput;
   authorizeAddress(identity, 'publish', address);
-  return { address, meta: fields };
+  return { address, meta: parseMetaFields(meta, false) as MetaInput };
 }

@@ -4,6 +4,7 @@ import { readable } from '../../domain/site/lifecycle.ts';
 import { findPreview, previewCurrent } from '../../domain/site/previews.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { Queries } from '../../projections/queries.ts';
+import { authorizeCertificateAsk, type CertificateAsker } from '../authorize.ts';
 
 /**
  * `GET /tls/ask?domain=` (spec §15): may a TLS-terminating proxy obtain a certificate for
@@ -101,6 +102,16 @@ export async function askCertificate(
     },
   };
   return certificateAllowed(classifyHost(name, names), names, facts);
+}
+
+/**
+ * The use case behind `GET /tls/ask`: the asker is authorized first (only the TLS proxy
+ * itself; anyone else: NotFoundError, before anything is read), then the name is judged.
+ * `domain` is the query parameter as sent: anything but one string is not a name to certify.
+ */
+export async function answerCertificateAsk(deps: { readonly queries: Pick<Queries, 'getSite' | 'siteByDomain'> }, asker: CertificateAsker, names: CertificateNames, domain: unknown): Promise<boolean> {
+  authorizeCertificateAsk(asker);
+  return typeof domain === 'string' && askCertificate(deps, names, domain);
 }
 
 function unreachable(host: never): never {

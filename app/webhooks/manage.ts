@@ -6,6 +6,7 @@ import type { Recorded } from '../../domain/events.ts';
 import { checkEvents, type WebhookRequest } from '../../domain/webhook/decide.ts';
 import type { WebhookEvent } from '../../domain/webhook/events.ts';
 import { webhookCommands } from '../aggregates.ts';
+import { readLater, type Later } from '../contract/later.ts';
 import type { WebhookDeps } from './deps.ts';
 import { webhookView, type WebhookView } from './view.ts';
 
@@ -18,8 +19,9 @@ export const isWebhookId = (id: string): boolean => WEBHOOK_ID.test(id);
  * outbound client's policy: https, public addresses) before anything is recorded; each
  * delivery checks it again. The secret is in this answer and nowhere else.
  */
-export async function createWebhook(deps: WebhookDeps, identity: Identity, input: WebhookRequest): Promise<WebhookView & { secret: string }> {
+export async function createWebhook(deps: WebhookDeps, identity: Identity, request: Later<WebhookRequest>): Promise<WebhookView & { secret: string }> {
   requireAdmin(identity);
+  const input = await readLater(request); // read once the caller is known to be an admin
   checkEvents(input.events); // the cheap refusals before the network
   const refusal = await deps.webhookOutbound.check(input.url);
   if (refusal) throw new ValidationError(`url: ${refusal.message}`);

@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/events.ts';
-import type { WebhookType } from '../../domain/webhook/types.ts';
+import type { WebhookType } from '../../domain/webhook/names.ts';
 import type { DeliveryRecord, WebhookDoc } from '../../projections/webhooks.ts';
 
 /** `Webhook` as the API answers it (spec §16): never the secret. */

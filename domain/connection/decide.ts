@@ -32,7 +32,10 @@ export type ConnectionCommand =
   | ({ readonly type: 'RedeemCode' } & RedeemInput)
   | ({ readonly type: 'RefreshTokens' } & RefreshInput)
   | { readonly type: 'RevokeConnection'; readonly id: string; readonly reason: string }
-  /** Its access token authorized a request; callers coalesce (at most one per minute). */
+  /**
+   * Its access token authorized a request; callers coalesce (at most one per minute). Decided
+   * on the read model's state; its `ConnectionUsed` goes to the connection's usage stream.
+   */
   | { readonly type: 'RecordConnectionUse'; readonly id: string; readonly at: Date };
 
 export type GrantInput = {

@@ -51,4 +51,8 @@ export type ConnectionEvent =
     }
   | { readonly type: 'ConnectionRevoked'; readonly data: { readonly id: string; readonly reason: string } }
   /** Its access token authorized a request (coalesced: at most one per connection per minute, like `KeyUsed`). */
+  /**
+   * Written at most once per connection per coalescing window, to the connection's usage
+   * stream (`connectionUsageStream`); logs from before that stream existed hold it in `connection-<id>`.
+   */
   | { readonly type: 'ConnectionUsed'; readonly data: { readonly id: string; readonly at: string } };

@@ -56,16 +56,6 @@ export function detachedByPurge(state: SiteState, siteId: number): SiteDomainEve
   return (state.domains ?? []).map((domain) => ({ type: 'DomainDetached', data: { siteId, domain, reason: 'purged' } }));
 }
 
-/** The domains after one of these events (kept sorted, so every reader lists them alike). */
-export function evolveDomains(domains: readonly string[] | undefined, event: SiteDomainEvent): readonly string[] | undefined {
-  const current = domains ?? [];
-  const { domain } = event.data;
-  if (event.type === 'DomainAttached') return current.includes(domain) ? domains : [...current, domain].sort();
-  if (!current.includes(domain)) return domains;
-  const rest = current.filter((d) => d !== domain);
-  return rest.length > 0 ? rest : undefined;
-}
-
 function requireFor(state: SiteState, command: LifecycleCommand, address: SiteAddress): number {
   if (!allows(state.status, command) || state.siteId === undefined) {
     const where = fullPath(address);

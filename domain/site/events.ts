@@ -1,5 +1,4 @@
 import type { ChangeCounts } from '../manifest-diff.ts';
-import type { PreviewMeta } from './previews.ts';
 
 /** One immutable snapshot of a site's files, as recorded when it was published. */
 export type RevisionInfo = {
@@ -65,6 +64,13 @@ export type SiteEvent =
   // Custom domains (spec §15), recorded by domains.ts.
   | SiteDomainEvent
   | PreviewEvent;
+
+/** What a preview's publisher says about it (the pull request, usually): every field optional. */
+export type PreviewMeta = {
+  readonly title?: string;
+  readonly description?: string;
+  readonly repo?: string;
+};
 
 /** Events of a preview, on its site's stream. */
 export type PreviewEvent =

@@ -2,9 +2,9 @@ import { ValidationError } from '../errors.ts';
 import type { Actor } from '../events.ts';
 import type { ChangeCounts } from '../manifest-diff.ts';
 import { hostLabels, isLabel, MAX_LABEL_LENGTH, RESERVED_SEPARATOR, type SiteAddress } from '../paths.ts';
-import type { RevisionInfo } from './events.ts';
+import type { PreviewMeta, RevisionInfo } from './events.ts';
 
-export type { PreviewEvent, PreviewGone } from './events.ts';
+export type { PreviewEvent, PreviewGone, PreviewMeta } from './events.ts';
 
 /**
  * Previews and permalinks (spec §14): a preview is a named, expiring copy of a site beside
@@ -13,12 +13,6 @@ export type { PreviewEvent, PreviewGone } from './events.ts';
  * its first `--`.
  */
 
-/** What a preview's publisher says about it (the pull request, usually): every field optional. */
-export type PreviewMeta = {
-  readonly title?: string;
-  readonly description?: string;
-  readonly repo?: string;
-};
 
 /** A preview as a site's state holds it. */
 export type PreviewInfo = {

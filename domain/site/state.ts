@@ -1,7 +1,7 @@
 import type { Stamped } from '../decider.ts';
 import type { SiteAddress } from '../paths.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
-import { evolveDomains } from './domains.ts';
+import { evolveDomains } from './domain-list.ts';
 import type { LifecycleStatus } from './lifecycle.ts';
 import type { PreviewInfo } from './previews.ts';
 

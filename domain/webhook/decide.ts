@@ -2,7 +2,7 @@ import type { Decider, Stamped } from '../decider.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { assertCanonicalTarget } from '../grants.ts';
 import type { WebhookEvent } from './events.ts';
-import { isWebhookType, WEBHOOK_TYPES, type WebhookType } from './types.ts';
+import { isWebhookType, WEBHOOK_TYPES, type WebhookType } from './names.ts';
 
 export const MAX_DESCRIPTION = 500;
 export const MAX_URL = 2048;

@@ -1,4 +1,4 @@
-import type { WebhookType } from './types.ts';
+import type { WebhookType } from './names.ts';
 
 /**
  * Events of a `webhook-…` stream. The signing secret is in the creation event: it must

@@ -23,13 +23,3 @@ export function comparePositions(a: Position, b: Position): number {
 /** True when `head` lies after `after` (anything lies after the start). */
 export const isAfter = (head: Position, after: Position | undefined): boolean =>
   after === undefined || comparePositions(head, after) > 0;
-
-/**
- * A position as a string whose order is `$all`'s (both parts zero-padded to 20 digits, the
- * width of 2^64), for a read model that compares or range-queries positions (MongoDB's).
- */
-export function esdbPositionKey(text: string): string {
-  const p = parsePosition(text);
-  if (!p) throw new TypeError('no EventStoreDB position');
-  return `${String(p.commit).padStart(20, '0')}/${String(p.prepare).padStart(20, '0')}`;
-}

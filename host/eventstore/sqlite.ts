@@ -58,12 +58,6 @@ function parsePosition(position: string | undefined): number {
 }
 
 /**
- * A position as a string whose order is the log's order (fixed width, zero-padded), for a
- * read model that compares or range-queries positions it did not make (MongoDB's).
- */
-export const sqlitePositionKey = (position: string): string => String(parsePosition(position)).padStart(15, '0');
-
-/**
  * The embedded event store: an append-only table in one SQLite file (WAL mode), shared
  * safely by several processes (the service, the CLI, a second service instance). Appends
  * run in `BEGIN IMMEDIATE` transactions, so the expected-revision check and the insert

@@ -22,6 +22,19 @@ export type OutboundOptions = {
   readonly resolve?: Resolver;
   /** Tests only: the name servers the public resolver asks instead of /etc/resolv.conf's. */
   readonly nameServers?: readonly string[];
+  /** Tests only: arms each request's deadline instead of `setTimeout`, so a test fires it when it chooses. */
+  readonly timer?: DeadlineTimer;
+};
+
+/** Arms a deadline of `ms` that calls `fire`; answers the function that disarms it. */
+export type DeadlineTimer = (ms: number, fire: () => void) => () => void;
+
+/** How long a kept-alive connection may sit idle: below the 5 s keep-alive timeout of Node's HTTP server. */
+const IDLE_MS = 4_000;
+
+const realTimer: DeadlineTimer = (ms, fire) => {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
 };
 
 /** A destination that passed the checks: the URL and the one address the connection goes to. */
@@ -35,15 +48,28 @@ const refusal = (reason: OutboundRefusal['reason'], message: string): { ok: fals
  * (TLS still verifies the certificate for the host name), so the name cannot resolve to
  * something else between the check and the connection (DNS rebinding); the next request
  * resolves and checks again. A name with any refused address is refused as a whole.
- * Redirects come back as they are, never followed; no connection is reused; the answer
- * is not decompressed (`Accept-Encoding: identity`), so `maxBytes` bounds what is held.
+ * Redirects come back as they are, never followed; the answer is not decompressed
+ * (`Accept-Encoding: identity`), so `maxBytes` bounds what is held.
+ *
+ * Connections are kept alive and reused (a webhook's deliveries go one after another to the
+ * same receiver: a handshake each cost the sender and the projector beside it CPU, and
+ * TIME_WAIT sockets). The pool is keyed by what was checked: the address connected to, the
+ * port and the TLS server name, so a name that now resolves elsewhere never gets a socket
+ * opened to its old address; a request still resolves and checks first. A socket is reused
+ * only after a complete answer (a refused or timed-out one is destroyed), stays idle at most
+ * IDLE_MS (below the 5 s after which Node servers close idle connections), and a request
+ * that finds its reused socket closed by the receiver meanwhile is sent again once on a
+ * new connection.
  */
 export function createOutbound(opts: OutboundOptions): OutboundHttp {
+  const pool = { keepAlive: true, timeout: IDLE_MS, maxSockets: 4, maxFreeSockets: 4, maxTotalSockets: 64, scheduling: 'lifo' as const };
+  const agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
   // Names resolve through the name servers, cancellably (dns.ts). With the private switch,
   // names of the operator's own network (/etc/hosts, mDNS) must resolve too, and only the
   // operating system's lookup knows them.
   const servers = opts.nameServers ? { servers: opts.nameServers } : {};
   const resolve = opts.resolve ?? (opts.allowPrivate ? privateResolver(servers) : publicResolver(servers));
+  const deadline = (ms: number) => startDeadline(ms, opts.timer ?? realTimer);
 
   async function destination(raw: string, clock: Deadline): Promise<{ ok: true; dest: Destination } | { ok: false; refusal: OutboundRefusal }> {
     let url: URL;
@@ -82,7 +108,7 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
     return { ok: true, dest: { url, hostname, address: addresses[0]!.address } };
   }
 
-  function send(dest: Destination, req: OutboundRequest, maxBytes: number, clock: Deadline): Promise<{ ok: true; response: OutboundResponse } | { ok: false; refusal: OutboundRefusal }> {
+  function send(dest: Destination, req: OutboundRequest, maxBytes: number, clock: Deadline, pooled = true): Promise<{ ok: true; response: OutboundResponse } | { ok: false; refusal: OutboundRefusal }> {
     const { url, hostname, address } = dest;
     const body = req.body === undefined ? undefined : typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
     const headers: Record<string, string> = {
@@ -98,12 +124,13 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
       path: `${url.pathname}${url.search}`,
       method: req.method ?? 'GET',
       headers,
-      agent: false,
+      agent: !pooled ? false : url.protocol === 'https:' ? agents.https : agents.http,
       // SNI and certificate verification for the name, while the socket goes to the checked address.
       ...(isIP(hostname) ? {} : { servername: hostname }),
     };
     return new Promise((settle) => {
       let done = false;
+      let answered = false;
       // The deadline destroys the request. Not through an AbortSignal in the request's options:
       // Node's abort-signal plumbing cost about a third of a delivery's time on loopback.
       const finish = (result: { ok: true; response: OutboundResponse } | { ok: false; refusal: OutboundRefusal }) => {
@@ -114,6 +141,7 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
       };
       const tooLarge = () => refusal('too_large', `the answer is larger than ${maxBytes} bytes`);
       const request = (url.protocol === 'https:' ? https : http).request(options, (res: IncomingMessage) => {
+        answered = true;
         const declared = Number(res.headers['content-length']);
         if (Number.isFinite(declared) && declared > maxBytes) {
           finish(tooLarge());
@@ -134,6 +162,12 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
       });
       request.on('error', (err: NodeJS.ErrnoException) => {
         if (clock.expired) return finish(refusal('timeout', `no complete answer from ${url.host} in time`));
+        // A kept-alive socket the receiver closed while it sat idle: nothing was answered, send again on a new one.
+        if (request.reusedSocket && !answered && !done && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+          done = true;
+          clock.whenExpired(undefined);
+          return void send(dest, req, maxBytes, clock, false).then(settle);
+        }
         finish(refusal('network', `${url.host}: ${err.code ?? err.message}`));
       });
       clock.whenExpired(() => request.destroy(new Error('deadline')));
@@ -178,20 +212,20 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
  * the signal, like `dns.lookup`). The AbortController is made only when a lookup asks for
  * it: a request to an address literal (a receiver next door) then costs one timer.
  */
-type Deadline = ReturnType<typeof deadline>;
-function deadline(ms: number) {
+type Deadline = ReturnType<typeof startDeadline>;
+function startDeadline(ms: number, arm: DeadlineTimer) {
   let controller: AbortController | undefined;
   let expired = false;
   let onExpire: (() => void) | undefined;
   const end = Date.now() + ms;
-  let timer: NodeJS.Timeout | undefined;
+  let disarm: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    disarm = arm(ms, () => {
       expired = true;
       controller?.abort();
       onExpire?.();
       reject(new Timeout());
-    }, ms);
+    });
   });
   aborted.catch(() => undefined);
   return {
@@ -210,7 +244,7 @@ function deadline(ms: number) {
       if (expired) fn?.();
     },
     left: () => Math.max(0, end - Date.now()),
-    clear: () => clearTimeout(timer),
+    clear: () => disarm?.(),
   };
 }
 

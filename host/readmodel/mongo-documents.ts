@@ -1,5 +1,6 @@
 import type { IndexDescription } from 'mongodb';
-import type { ConnectionDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import { positionKey } from '../../projections/positions.ts';
+import type { ConnectionDoc, ConnectionUseDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import { previewExpiry, retainedRevisions, siteIndexFields } from './derive.ts';
 
 /**
@@ -59,6 +60,8 @@ export type StreamDocument = {
   usedKeyId?: number;
   // Connections and OAuth clients
   connectionId?: string;
+  /** A connection's usage stream: the connection it records uses of (joined to the connection's document when read). */
+  usedConnectionId?: string;
   createdAt?: string;
   clientId?: string;
   /** While an OAuth client was never used for a consent: when its registration ends (the expiry job's range). */
@@ -72,6 +75,16 @@ export type ManifestDocument = { _id: string; blobs: string[] };
  * position as `positionKey` orders it (absent on a checkpoint written by an earlier version).
  */
 export type CheckpointDocument = { _id: string; position: string; version: number; key?: string };
+
+/**
+ * Whether a document stamped `at` is covered by the checkpoint whose key is `checkpointKey`
+ * (absent on a checkpoint written by an earlier version: nothing is). Both are compared
+ * through `positionKey`, so stamps and checkpoints written when the embedded log's positions
+ * were padded to 15 digits compare correctly with those padded to 20 now.
+ */
+export function stampCommitted(at: string, checkpointKey: string | undefined): boolean {
+  return checkpointKey !== undefined && positionKey(at) <= positionKey(checkpointKey);
+}
 export type LeaseDocument = { _id: string; holder: string; expiresAt: Date };
 
 export function toStreamDocument(record: StreamRecord): StreamDocument {
@@ -116,6 +129,10 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
     case 'connection': {
       const doc = record.doc as ConnectionDoc;
       return { ...base, connectionId: doc.id, createdAt: doc.createdAt };
+    }
+    case 'connectionuse': {
+      const doc = record.doc as ConnectionUseDoc;
+      return { ...base, usedConnectionId: doc.id };
     }
     case 'oauthclient': {
       const doc = record.doc as OAuthClientDoc;
@@ -186,6 +203,8 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'key_use', key: { usedKeyId: 1 } },
   { name: 'connection_id', key: { connectionId: 1 }, unique: true, partialFilterExpression: exists('connectionId') },
   { name: 'connections_by_created', key: { createdAt: 1, connectionId: 1 }, partialFilterExpression: exists('connectionId') },
+  // Not partial, for the same reason as key_use.
+  { name: 'connection_use', key: { usedConnectionId: 1 } },
   { name: 'client_id', key: { clientId: 1 }, unique: true, partialFilterExpression: exists('clientId') },
   { name: 'client_unused_expiry', key: { unusedExpiresAt: 1, clientId: 1 }, partialFilterExpression: exists('unusedExpiresAt') },
 ];

@@ -85,14 +85,16 @@ export const expiredPreviewsQuery = (by: string): FindSpec => ({
 });
 
 /**
- * The pipeline that answers key lookups: the key documents `spec` selects, each with the
- * last use its usage stream recorded (joined on `key_use`), in one round trip.
+ * The pipeline that answers key or connection lookups: the documents `spec` selects, each
+ * with the last use its usage stream recorded (joined on `key_use` or `connection_use`), in
+ * one round trip.
  */
-export function keysWithUsePipeline(spec: FindSpec, from: string): Document[] {
+export function withUsePipeline(kind: 'key' | 'connection', spec: FindSpec, from: string): Document[] {
+  const [localField, foreignField] = kind === 'key' ? ['keyId', 'usedKeyId'] : ['connectionId', 'usedConnectionId'];
   return [
     { $match: spec.filter },
     ...(spec.sort ? [{ $sort: spec.sort }] : []),
-    { $lookup: { from, localField: 'keyId', foreignField: 'usedKeyId', as: 'use' } },
+    { $lookup: { from, localField, foreignField, as: 'use' } },
     { $project: { _id: 0, doc: 1, used: { $first: '$use.doc.lastUsedAt' } } },
   ];
 }

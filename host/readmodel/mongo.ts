@@ -1,13 +1,15 @@
 import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { Recorded } from '../../domain/events.ts';
 import { batchFold } from '../../projections/batch.ts';
-import { withKeyUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
+import { withLastUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
+import { positionKey } from '../../projections/positions.ts';
 import { kindOfStream } from '../../projections/project.ts';
 import type { ProjectionBatch, ReadModel } from '../../projections/read-model.ts';
 import { deployCollections, mongoDeploys, type DeployBlobDocument, type DeployDocument } from './mongo-deploys.ts';
 import {
   OBSOLETE_STREAM_INDEXES,
   STREAM_INDEXES,
+  stampCommitted,
   type CheckpointDocument,
   type LeaseDocument,
   type ManifestDocument,
@@ -22,7 +24,7 @@ import {
   keyByIdQuery,
   keyByTokenQuery,
   keysQuery,
-  keysWithUsePipeline,
+  withUsePipeline,
   quarantinedQuery,
   siteByDomainQuery,
   siteByPathQuery,
@@ -35,15 +37,6 @@ import { CHECKPOINT_ID, writeChanges } from './mongo-write.ts';
 const CHUNK = 5_000;
 const DUPLICATE_KEY = 11000;
 
-export type MongoReadModelOptions = {
-  /**
-   * The event store's positions as strings in log order (`sqlitePositionKey`,
-   * `esdbPositionKey`): documents are stamped with the position of the last event applied
-   * to them, and count as committed once the checkpoint's position reaches theirs.
-   */
-  readonly positionKey: (position: string) => string;
-};
-
 /**
  * The MongoDB read model. Every projection write is a revision-guarded replacement of one
  * stream document (idempotent, safe to repeat after a crash); the checkpoint is a
@@ -51,7 +44,7 @@ export type MongoReadModelOptions = {
  * use the server's clock (`$$NOW`), so instances with skewed clocks still agree.
  * The database is the one named in the URL's path (`sites` when none is given).
  */
-export async function openMongoReadModel(url: string, options: MongoReadModelOptions): Promise<ReadModel> {
+export async function openMongoReadModel(url: string): Promise<ReadModel> {
   const client = new MongoClient(url, { ignoreUndefined: true, writeConcern: { w: 'majority' }, appName: 'sites-readmodel' });
   await client.connect();
   try {
@@ -61,7 +54,7 @@ export async function openMongoReadModel(url: string, options: MongoReadModelOpt
     await dropIndexes(streams, OBSOLETE_STREAM_INDEXES);
     await db.collection<ManifestDocument>('manifest_blobs').createIndex({ blobs: 1 }, { name: 'manifest_blobs' });
     const { deploys, deployBlobs } = await deployCollections(db);
-    return mongoReadModel(client, db, deploys, deployBlobs, options);
+    return mongoReadModel(client, db, deploys, deployBlobs);
   } catch (err) {
     await client.close();
     throw err;
@@ -109,7 +102,6 @@ function mongoReadModel(
   db: Db,
   deploys: Collection<DeployDocument>,
   deployBlobs: Collection<DeployBlobDocument>,
-  options: MongoReadModelOptions,
 ): ReadModel {
   const streams = db.collection<StreamDocument>('streams');
   const manifests = db.collection<ManifestDocument>('manifest_blobs');
@@ -126,11 +118,13 @@ function mongoReadModel(
     if (limit !== undefined) cursor.limit(limit);
     return (await cursor.toArray()).map((d) => d.doc as T);
   };
-  /** Key documents with the last use of their usage stream, in one round trip. */
-  const keysOf = async (spec: FindSpec): Promise<KeyDoc[]> => {
-    const rows = await streams.aggregate<{ doc: KeyDoc; used?: string | null }>(keysWithUsePipeline(spec, streams.collectionName), { hint: spec.hint }).toArray();
-    return rows.map((r) => withKeyUse(r.doc, r.used));
+  /** Key or connection documents with the last use of their usage stream, in one round trip. */
+  const usedOf = async <T extends { readonly lastUsedAt?: string }>(kind: 'key' | 'connection', spec: FindSpec): Promise<T[]> => {
+    const rows = await streams.aggregate<{ doc: T; used?: string | null }>(withUsePipeline(kind, spec, streams.collectionName), { hint: spec.hint }).toArray();
+    return rows.map((r) => withLastUse(r.doc, r.used));
   };
+  const keysOf = (spec: FindSpec) => usedOf<KeyDoc>('key', spec);
+  const connectionsOf = (spec: FindSpec) => usedOf<ConnectionDoc>('connection', spec);
 
   const beginBatch = async (): Promise<ProjectionBatch> => {
     const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
@@ -155,12 +149,12 @@ function mongoReadModel(
           // A changed record's revision is that of the batch's newest event of its stream.
           const seen = newest.get(stream);
           if (!seen) throw new Error(`projection batch changed ${stream} without an event of it`);
-          return options.positionKey(seen.position);
+          return positionKey(seen.position);
         };
         // Documents first, then the checkpoint: a crash in between leaves documents ahead
         // of the checkpoint, which the revision guards make harmless when the events come again.
         await writeChanges(streams, fold.changes(), stamp);
-        await compareAndSetCheckpoint(checkpoints, before, checkpoint, options.positionKey(checkpoint));
+        await compareAndSetCheckpoint(checkpoints, before, checkpoint, positionKey(checkpoint));
       },
     };
   };
@@ -189,7 +183,7 @@ function mongoReadModel(
         checkpoints.findOne({ _id: CHECKPOINT_ID }, { projection: { version: 1, key: 1 } }),
       ]);
       if (!found) return -1;
-      if (found.at !== undefined) return at?.key !== undefined && found.at <= at.key ? found.revision : -1;
+      if (found.at !== undefined) return stampCommitted(found.at, at?.key) ? found.revision : -1;
       // Written by an earlier version, which stamped the checkpoint version its batch meant to commit as.
       return found.committedAt !== undefined && found.committedAt > (at?.version ?? 0) ? -1 : found.revision;
     },
@@ -206,8 +200,8 @@ function mongoReadModel(
     getKey: async (id) => (await keysOf(keyByIdQuery(id)))[0],
     getKeyByTokenHash: async (tokenHash) => (await keysOf(keyByTokenQuery(tokenHash)))[0],
     listKeys: () => keysOf(keysQuery()),
-    getConnection: (id) => docOf<ConnectionDoc>(connectionByIdQuery(id)),
-    listConnections: () => docsOf<ConnectionDoc>(connectionsQuery()),
+    getConnection: async (id) => (await connectionsOf(connectionByIdQuery(id)))[0],
+    listConnections: () => connectionsOf(connectionsQuery()),
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>(clientByIdQuery(clientId)),
     listExpiredUnusedOAuthClients: (by, limit) => docsOf<OAuthClientDoc>(expiredUnusedClientsQuery(by), limit),
     listSitesWithExpiredPreviews: (by, limit) => docsOf<SiteDoc>(expiredPreviewsQuery(by), limit),

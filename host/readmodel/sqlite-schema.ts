@@ -76,6 +76,13 @@ CREATE TABLE IF NOT EXISTS connections (
   doc        TEXT NOT NULL
 );
 
+-- A connection's last use, from its usage stream (connectionuse-<id>); merged into the connection's document when read.
+CREATE TABLE IF NOT EXISTS connection_usage (
+  stream        TEXT PRIMARY KEY,
+  connection_id TEXT NOT NULL UNIQUE,
+  last_used_at  TEXT NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS oauth_clients (
   stream       TEXT PRIMARY KEY,
   client_id    TEXT NOT NULL UNIQUE,
@@ -150,6 +157,8 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  *    them and when (revokedAt, revokedBy): the rebuild fills them in from the log.
  *    (key_usage, a key's last use from its usage stream, came with the same version; it alone
  *    would have needed no bump: only usage streams feed it, and no earlier log has one.)
+ *    (connection_usage, a connection's last use from its usage stream, came without a bump for
+ *    that reason: it is created on open, and only connectionuse-<id> streams, new with it, feed it.)
  *    (site_domains needed none either: only domain events feed it, and no earlier log has one.)
  * 5: previews and permalinks (spec §14): site documents hold their previews and each
  *    revision's number (counted again from the log for revisions published before), and
@@ -167,4 +176,4 @@ export const SITE_INDEXES: readonly { readonly name: string; readonly sql: strin
 ].map((m) => ({ name: m[1]!, sql: m[0] }));
 
 /** Tables that `reset()` empties: everything projected, and the checkpoint. */
-export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'site_domains', 'keys', 'key_usage', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;
+export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'site_domains', 'keys', 'key_usage', 'connections', 'connection_usage', 'oauth_clients', 'revisions', 'checkpoint'] as const;

@@ -3,7 +3,8 @@ import type { StreamRecord } from '../../projections/documents.ts';
 
 export type Row = { stream: string; kind: StreamRecord['kind']; revision: number; doc: string | null };
 export type DocRow = { stream: string; revision: number; doc: string };
-export type KeyRow = { doc: string; used: string | null };
+/** A key's or connection's document with the last use of its usage stream. */
+export type UsedRow = { doc: string; used: string | null };
 
 /** Every statement of the SQLite read model, prepared once per connection. */
 export function prepareStatements(db: Database.Database) {
@@ -16,6 +17,7 @@ export function prepareStatements(db: Database.Database) {
                 WHEN 'key' THEN (SELECT doc FROM keys WHERE stream = st.stream)
                 WHEN 'keyuse' THEN (SELECT json_object('id', key_id, 'lastUsedAt', last_used_at) FROM key_usage WHERE stream = st.stream)
                 WHEN 'connection' THEN (SELECT doc FROM connections WHERE stream = st.stream)
+                WHEN 'connectionuse' THEN (SELECT json_object('id', connection_id, 'lastUsedAt', last_used_at) FROM connection_usage WHERE stream = st.stream)
                 WHEN 'oauthclient' THEN (SELECT doc FROM oauth_clients WHERE stream = st.stream)
               END AS doc
          FROM streams st WHERE st.stream IN (SELECT value FROM json_each(?))`,
@@ -56,19 +58,26 @@ export function prepareStatements(db: Database.Database) {
 
     delKey: db.prepare(`DELETE FROM keys WHERE stream = ?`),
     putKey: db.prepare(`INSERT INTO keys (stream, id, token_hash, doc) VALUES (?, ?, ?, ?)`),
-    // Each key with the last use its usage stream recorded (merged by withKeyUse).
-    getKey: db.prepare<[number], KeyRow>(`SELECT k.doc, u.last_used_at AS used FROM keys k LEFT JOIN key_usage u ON u.key_id = k.id WHERE k.id = ?`),
-    getKeyByToken: db.prepare<[string], KeyRow>(
+    // Each key with the last use its usage stream recorded (merged by withLastUse).
+    getKey: db.prepare<[number], UsedRow>(`SELECT k.doc, u.last_used_at AS used FROM keys k LEFT JOIN key_usage u ON u.key_id = k.id WHERE k.id = ?`),
+    getKeyByToken: db.prepare<[string], UsedRow>(
       `SELECT k.doc, u.last_used_at AS used FROM keys k LEFT JOIN key_usage u ON u.key_id = k.id WHERE k.token_hash = ?`,
     ),
-    listKeys: db.prepare<[], KeyRow>(`SELECT k.doc, u.last_used_at AS used FROM keys k LEFT JOIN key_usage u ON u.key_id = k.id ORDER BY k.id ASC`),
+    listKeys: db.prepare<[], UsedRow>(`SELECT k.doc, u.last_used_at AS used FROM keys k LEFT JOIN key_usage u ON u.key_id = k.id ORDER BY k.id ASC`),
     delKeyUse: db.prepare(`DELETE FROM key_usage WHERE stream = ?`),
     putKeyUse: db.prepare(`INSERT INTO key_usage (stream, key_id, last_used_at) VALUES (?, ?, ?)`),
 
     delConnection: db.prepare(`DELETE FROM connections WHERE stream = ?`),
     putConnection: db.prepare(`INSERT INTO connections (stream, id, created_at, doc) VALUES (?, ?, ?, ?)`),
-    getConnection: db.prepare<[string], { doc: string }>(`SELECT doc FROM connections WHERE id = ?`),
-    listConnections: db.prepare<[], { doc: string }>(`SELECT doc FROM connections ORDER BY created_at ASC, id ASC`),
+    // Each connection with the last use its usage stream recorded (merged by withLastUse).
+    getConnection: db.prepare<[string], UsedRow>(
+      `SELECT c.doc, u.last_used_at AS used FROM connections c LEFT JOIN connection_usage u ON u.connection_id = c.id WHERE c.id = ?`,
+    ),
+    listConnections: db.prepare<[], UsedRow>(
+      `SELECT c.doc, u.last_used_at AS used FROM connections c LEFT JOIN connection_usage u ON u.connection_id = c.id ORDER BY c.created_at ASC, c.id ASC`,
+    ),
+    delConnectionUse: db.prepare(`DELETE FROM connection_usage WHERE stream = ?`),
+    putConnectionUse: db.prepare(`INSERT INTO connection_usage (stream, connection_id, last_used_at) VALUES (?, ?, ?)`),
     delClient: db.prepare(`DELETE FROM oauth_clients WHERE stream = ?`),
     putClient: db.prepare(`INSERT INTO oauth_clients (stream, client_id, unused_expires_at, doc) VALUES (?, ?, ?, ?)`),
     getClient: db.prepare<[string], { doc: string }>(`SELECT doc FROM oauth_clients WHERE client_id = ?`),

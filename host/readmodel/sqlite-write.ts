@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ConnectionDoc, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import type { ConnectionDoc, ConnectionUseDoc, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import type { StreamChange } from '../../projections/batch.ts';
 import { previewExpiry, retainedRevisions, siteIndexFields, type RetainedRevision, type SiteIndexFields } from './derive.ts';
 import type { Statements } from './sqlite-statements.ts';
@@ -88,6 +88,11 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         s.putConnection.run(stream, doc.id, doc.createdAt, json);
         return;
       }
+      case 'connectionuse': {
+        const doc = record.doc as ConnectionUseDoc;
+        s.putConnectionUse.run(stream, doc.id, doc.lastUsedAt);
+        return;
+      }
       case 'oauthclient': {
         const doc = record.doc as OAuthClientDoc;
         s.putClient.run(stream, doc.clientId, doc.unusedExpiresAt ?? null, json);
@@ -119,6 +124,9 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         return;
       case 'connection':
         s.delConnection.run(stream);
+        return;
+      case 'connectionuse':
+        s.delConnectionUse.run(stream);
         return;
       case 'oauthclient':
         s.delClient.run(stream);

@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
 import type { Recorded } from '../../domain/events.ts';
 import { batchFold, type StreamChange } from '../../projections/batch.ts';
-import { withKeyUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
+import { withLastUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
 import type { ReadModel, SiteListResult, SiteQuery } from '../../projections/read-model.ts';
 import { sqliteDeploys } from './sqlite-deploys.ts';
 import { PROJECTED_TABLES, SCHEMA, SCHEMA_VERSION, SITE_INDEXES } from './sqlite-schema.ts';
 import { siteListSql } from './sqlite-queries.ts';
-import { prepareStatements, type DocRow, type KeyRow } from './sqlite-statements.ts';
+import { prepareStatements, type DocRow, type UsedRow } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-write.ts';
 
 /** Changes from which a batch into empty site tables builds their indexes afterwards (see SITE_INDEXES). */
@@ -90,7 +90,8 @@ export function openSqliteReadModel(file: string): ReadModel {
   });
 
   const parse = <T>(row: { doc: string } | undefined): T | undefined => (row ? (JSON.parse(row.doc) as T) : undefined);
-  const key = (row: KeyRow): KeyDoc => withKeyUse(JSON.parse(row.doc) as KeyDoc, row.used);
+  const key = (row: UsedRow): KeyDoc => withLastUse(JSON.parse(row.doc) as KeyDoc, row.used);
+  const connection = (row: UsedRow): ConnectionDoc => withLastUse(JSON.parse(row.doc) as ConnectionDoc, row.used);
 
   return {
     async checkpoint() {
@@ -147,10 +148,11 @@ export function openSqliteReadModel(file: string): ReadModel {
       return s.listKeys.all().map(key);
     },
     async getConnection(id) {
-      return parse<ConnectionDoc>(s.getConnection.get(id));
+      const row = s.getConnection.get(id);
+      return row && connection(row);
     },
     async listConnections() {
-      return s.listConnections.all().map((r) => JSON.parse(r.doc) as ConnectionDoc);
+      return s.listConnections.all().map(connection);
     },
     async getOAuthClient(clientId) {
       return parse<OAuthClientDoc>(s.getClient.get(clientId));

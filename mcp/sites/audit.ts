@@ -1,7 +1,8 @@
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { ApiContext } from '../../api/context.ts';
 import { STATUS } from '../../api/errors.ts';
-import { actorFields, type AuditEntry, type WriteNote } from '../../api/write-log.ts';
+import type { AuditEntry } from '../../api/audit-entry.ts';
+import { actorFields, type WriteNote } from '../../api/write-log.ts';
 import type { Identity } from '../../domain/auth.ts';
 import type { ErrorCode } from '../../domain/errors.ts';
 

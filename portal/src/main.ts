@@ -5,6 +5,7 @@ import { h, replace } from './dom.ts';
 import { parseRoute, startRouter, type Route } from './router.ts';
 import { toastRegion } from './dialog.ts';
 import type { Me } from './types.ts';
+import type { ViewContext } from './view-context.ts';
 import { renderSites } from './views/sites.ts';
 import { renderSite } from './views/site.ts';
 import { renderTrash } from './views/trash.ts';
@@ -13,13 +14,6 @@ import { renderConnections } from './views/connections.ts';
 import { renderServiceStorage } from './views/storage.ts';
 import { renderActivity } from './views/activity.ts';
 import { renderWebhooks } from './views/webhooks.ts';
-
-/**
- * What every view receives: the user, its container, a signal aborted when the view is left,
- * and `stay`: a view that can show a new URL itself (another tab, a diff) registers a handler
- * that returns true when it took the route, so the page is not drawn anew.
- */
-export type ViewContext = { me: Me; main: HTMLElement; signal: AbortSignal; stay: (handler: (r: Route) => boolean) => void };
 
 const main = document.getElementById('main') as HTMLElement;
 const topbar = document.getElementById('topbar') as HTMLElement;

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { authenticateConnection } from '../../app/connections/authenticate-connection.ts';
 import { grantConnection } from '../../app/connections/grant-connection.ts';
+import { openConsent } from '../../app/connections/open-consent.ts';
 import { connectionsOverview, listConnections } from '../../app/connections/list-connections.ts';
 import { findOAuthClient, registerOAuthClient } from '../../app/connections/register-client.ts';
 import { revokeConnection } from '../../app/connections/revoke-connection.ts';
@@ -14,7 +15,7 @@ import { expireUnusedClients } from '../../app/jobs/expire-unused-clients.ts';
 import { forwardAuthIdentity, systemIdentity } from '../../domain/auth.ts';
 import { newConnectionId, newCredential, s256 } from '../../domain/connection/credentials.ts';
 import { ForbiddenError, NotFoundError } from '../../domain/errors.ts';
-import { admin, openApp, viewer, type AppHarness } from '../support/app.ts';
+import { admin, keyHolder, openApp, viewer, type AppHarness } from '../support/app.ts';
 
 const opened: AppHarness[] = [];
 afterEach(async () => {
@@ -63,6 +64,17 @@ describe('connections', () => {
     const replay = await refreshTokens(app.deps, endpoint, { refreshToken: first.tokens.refreshToken, clientId: 'c1', ttl: TTL });
     expect(replay).toMatchObject({ ok: false, refusal: { revoke: 'refresh token reused' } });
     expect((await listConnections(app.deps, admin, { revoked: true })).connections).toMatchObject([{ revoked_reason: 'refresh token reused' }]);
+  });
+
+  it('the consent page opens only for a signed-in person in SITES_MCP_ALLOWED_USERS: not for an admin who is not, a key or a job', async () => {
+    const app = openApp({ mcpApprovers: ['carol'] });
+    opened.push(app);
+    const { deps } = app;
+    expect(() => openConsent(deps, forwardAuthIdentity('carol', new Set()))).not.toThrow();
+    for (const who of [admin, viewer, forwardAuthIdentity('dave', new Set(['dave'])), keyHolder('admin', 'carol'), systemIdentity('carol')]) {
+      expect(() => openConsent(deps, who), who.name).toThrow(ForbiddenError);
+    }
+    expect(() => openConsent(deps, admin)).toThrow('admin may not approve MCP connections on this server. Ask an administrator (SITES_MCP_ALLOWED_USERS).');
   });
 
   it('only an allowed approver consents; only admins list and revoke', async () => {

@@ -18,6 +18,7 @@ import {
   connectionGranted,
   connectionRefreshed,
   connectionRevoked,
+  connectionUsed,
   domainAttached,
   domainDetached,
   dropped,
@@ -351,6 +352,44 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect((await model.getConnection('x2'))?.revoked).toBe(true);
       expect((await model.listConnections()).map((c) => c.id)).toEqual(['x1', 'x2']);
       expect(await model.getConnection('x3')).toBeUndefined();
+    });
+
+    it("merges a connection's uses from its usage stream with those an old log recorded on the connection's own stream", async () => {
+      const { model, another } = await open();
+      const log = world();
+      log.add('connection-x2', connectionGranted('x2', 'c1', 'rt-9'));
+      log.add('connection-x2', connectionUsed('x2', '2026-03-01T00:00:00.000Z')); // as logs did before usage streams
+      log.add('connectionuse-x2', connectionUsed('x2', '2026-02-15T00:00:00.000Z')); // older than the old-style use: ignored
+      log.add('connectionuse-x1', connectionUsed('x1', '2026-04-01T00:00:00.000Z'));
+      log.add('connectionuse-x1', connectionUsed('x1', '2026-04-03T00:00:00.000Z'));
+      log.add('connectionuse-x1', connectionUsed('x1', '2026-04-02T00:00:00.000Z')); // two instances' uses, out of order
+      await model.apply(log.events, last(log.events));
+      expect(await model.getConnection('x1')).toMatchObject({ id: 'x1', refreshTokenHash: 'rt-1', lastUsedAt: '2026-04-03T00:00:00.000Z' });
+      expect(await model.getConnection('x2')).toMatchObject({ id: 'x2', lastUsedAt: '2026-03-01T00:00:00.000Z' });
+      expect((await model.listConnections()).map((c) => [c.id, c.lastUsedAt])).toEqual([
+        ['x1', '2026-04-03T00:00:00.000Z'],
+        ['x2', '2026-03-01T00:00:00.000Z'],
+      ]);
+      expect(await model.streamRevision('connectionuse-x1')).toBe(2);
+      expect(await model.streamRevision('connection-x1')).toBe(0); // the connection's own stream did not move
+
+      // A newer use on the usage stream of a connection whose own stream has uses too; then a revoke.
+      log.add('connectionuse-x2', connectionUsed('x2', '2026-05-01T00:00:00.000Z'));
+      log.add('connection-x2', connectionRevoked('x2'));
+      await model.apply(log.events.slice(-2), last(log.events));
+      expect(await model.getConnection('x2')).toMatchObject({ revoked: true, lastUsedAt: '2026-05-01T00:00:00.000Z' });
+
+      // Rebuilt from the log: the same connections.
+      const before = await model.listConnections();
+      await model.reset();
+      expect(await model.getConnection('x1')).toBeUndefined();
+      expect(await model.streamRevision('connectionuse-x1')).toBe(-1);
+      for (let i = 0; i < log.events.length; i += 3) {
+        const batch = log.events.slice(i, i + 3);
+        await model.apply(batch, last(batch));
+      }
+      expect(await model.listConnections()).toEqual(before);
+      expect(await (await another()).listConnections()).toEqual(before);
     });
 
     it('lists OAuth clients never used for a consent whose deadline has come, earliest first; forgets expired ones', async () => {

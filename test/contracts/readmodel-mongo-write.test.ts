@@ -95,23 +95,43 @@ describe('MongoDB search text', () => {
 });
 
 describe('positions as the MongoDB read model orders them', () => {
-  it("orders EventStoreDB's and the embedded log's positions as the logs do", async () => {
+  it("orders EventStoreDB's and the embedded log's positions as the logs do, with the one key every store uses", async () => {
     const fc = (await import('fast-check')).default;
-    const { comparePositions, encodePosition, esdbPositionKey } = await import('../../host/eventstore/esdb-position.ts');
-    const { sqlitePositionKey } = await import('../../host/eventstore/sqlite.ts');
+    const { comparePositions, encodePosition } = await import('../../host/eventstore/esdb-position.ts');
+    const { positionKey } = await import('../../projections/positions.ts');
     const sign = (n: number) => Math.sign(n);
     const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
     fc.assert(
       fc.property(u64, u64, u64, u64, (c1, p1, c2, p2) => {
         const a = { commit: c1, prepare: p1 };
         const b = { commit: c2, prepare: p2 };
-        const [ka, kb] = [esdbPositionKey(encodePosition(a)), esdbPositionKey(encodePosition(b))];
+        const [ka, kb] = [positionKey(encodePosition(a)), positionKey(encodePosition(b))];
         return (ka < kb ? -1 : ka > kb ? 1 : 0) === sign(comparePositions(a, b));
       }),
     );
     const n = fc.integer({ min: 0, max: 999_999_999_999_999 }); // the embedded log's positions: up to 15 digits
-    fc.assert(fc.property(n, n, (x, y) => (sqlitePositionKey(String(x)) < sqlitePositionKey(String(y))) === (x < y)));
-    expect(() => sqlitePositionKey('1/2')).toThrow();
-    expect(() => esdbPositionKey('12')).toThrow();
+    fc.assert(fc.property(n, n, (x, y) => (positionKey(String(x)) < positionKey(String(y))) === (x < y)));
+    expect(() => positionKey('1/2/3')).toThrow();
+    expect(() => positionKey('-1')).toThrow();
+  });
+
+  it('a stamp or checkpoint key written with the earlier 15-digit key of the embedded log compares like a new one', async () => {
+    const fc = (await import('fast-check')).default;
+    const { stampCommitted } = await import('../../host/readmodel/mongo-documents.ts');
+    const { positionKey } = await import('../../projections/positions.ts');
+    const old = (x: number) => String(x).padStart(15, '0'); // what the read model stored before
+    const n = fc.integer({ min: 0, max: 999_999_999_999_999 });
+    fc.assert(
+      fc.property(n, n, (at, checkpoint) => {
+        const expected = at <= checkpoint;
+        return (
+          stampCommitted(old(at), positionKey(String(checkpoint))) === expected &&
+          stampCommitted(positionKey(String(at)), old(checkpoint)) === expected &&
+          stampCommitted(old(at), old(checkpoint)) === expected &&
+          stampCommitted(positionKey(String(at)), positionKey(String(checkpoint))) === expected
+        );
+      }),
+    );
+    expect(stampCommitted(positionKey('5'), undefined)).toBe(false);
   });
 });

@@ -3,7 +3,6 @@
  * suite opens is a database of its own, dropped when the file's tests end.
  */
 import { MongoClient } from 'mongodb';
-import { sqlitePositionKey } from '../../host/eventstore/sqlite.ts';
 import { openMongoReadModel } from '../../host/readmodel/mongo.ts';
 import type { ReadModelFactory } from './readmodel-contract.ts';
 
@@ -22,8 +21,7 @@ export function mongoContract(url: string): { factory: ReadModelFactory; dropAll
       const name = `sites_contract_${process.pid}_${Date.now().toString(36)}_${++n}`;
       created.push(name);
       const dbUrl = withDatabase(url, name);
-      // The suite's positions are decimal numbers, as the embedded log's are.
-      const open = () => openMongoReadModel(dbUrl, { positionKey: sqlitePositionKey });
+      const open = () => openMongoReadModel(dbUrl);
       return { model: await open(), another: open };
     },
     dropAll: async () => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Recorded } from '../../domain/events.ts';
-import type { WebhookType } from '../../domain/webhook/types.ts';
+import type { WebhookType } from '../../domain/webhook/names.ts';
 import type { WebhookDeliveries } from '../../projections/webhooks.ts';
 import { ALICE, subscriberLog } from './subscribers-log.ts';
 

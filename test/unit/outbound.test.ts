@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyAddress } from '../../host/outbound/address-policy.ts';
-import { createOutbound, type Resolver } from '../../host/outbound/client.ts';
+import { createOutbound, type DeadlineTimer, type Resolver } from '../../host/outbound/client.ts';
 import { startNameServer } from '../support/name-server.ts';
 import { createTestPki } from '../support/tls.ts';
 
@@ -58,7 +58,24 @@ describe('outbound address policy (ipaddr.js)', () => {
   });
 });
 
+/** Deadlines the test fires itself: each request's deadline is recorded, never armed on the clock. */
+function manualDeadlines() {
+  const armed: { ms: number; fire: () => void; disarmed: boolean }[] = [];
+  const timer: DeadlineTimer = (ms, fire) => {
+    const deadline = { ms, fire, disarmed: false };
+    armed.push(deadline);
+    return () => void (deadline.disarmed = true);
+  };
+  return { timer, armed };
+}
+
+/** Waits (on the event loop, with no time limit of its own: the test's bounds it) until `condition` holds. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 5));
+}
+
 describe('outbound client', () => {
+  let trickled = 0;
   let target: Awaited<ReturnType<typeof listen>>;
   let sink: Awaited<ReturnType<typeof listen>>;
   beforeAll(async () => {
@@ -74,10 +91,11 @@ describe('outbound client', () => {
         setTimeout(() => res.end('y'.repeat(600)), 10);
         return;
       }
-      if (req.url === '/slow') return void setTimeout(() => res.end('late'), 3_000);
+      if (req.url === '/silent') return; // never answers
       if (req.url === '/trickle') {
         res.write('a');
-        const t = setInterval(() => res.write('a'), 100);
+        trickled++;
+        const t = setInterval(() => (res.write('a'), trickled++), 20);
         req.on('close', () => clearInterval(t));
         return;
       }
@@ -172,6 +190,74 @@ describe('outbound client', () => {
     expect(!unknown.ok && unknown.refusal.reason).toBe('dns');
   });
 
+  it('keeps connections alive: successive requests to the checked address reuse one; a refused answer closes its connection', async () => {
+    const sockets = new Set<unknown>();
+    const server = await listen((req, res) => {
+      sockets.add(req.socket);
+      res.end(req.url === '/big' ? 'x'.repeat(2048) : 'ok');
+    });
+    try {
+      const client = lax();
+      for (let i = 0; i < 5; i++) expect((await client.request({ url: `http://127.0.0.1:${server.port}/` })).ok).toBe(true);
+      expect(sockets.size).toBe(1);
+      const big = await client.request({ url: `http://127.0.0.1:${server.port}/big` });
+      expect(!big.ok && big.refusal.reason).toBe('too_large');
+      expect((await client.request({ url: `http://127.0.0.1:${server.port}/` })).ok).toBe(true);
+      expect(sockets.size).toBe(2); // the too_large answer's connection was destroyed, not pooled
+    } finally {
+      server.server.closeAllConnections();
+      await new Promise((r) => server.server.close(r));
+    }
+  });
+
+  it('attack: DNS rebinding with a pooled connection: once the name resolves elsewhere, the request goes there, not down the old socket', async () => {
+    const first = await listen((_req, res) => res.end('first'));
+    // The same port on another loopback address: only the address the name resolves to tells them apart.
+    const second = createServer((_req, res) => res.end('second'));
+    await new Promise<void>((r, j) => second.once('error', j).listen(first.port, '127.0.0.2', r));
+    let address = '127.0.0.1';
+    const client = lax(async () => [{ address, family: 4 }]);
+    const body = async () => {
+      const r = await client.request({ url: `http://rebound.test:${first.port}/` });
+      return r.ok ? Buffer.from(r.response.body).toString() : r.refusal.reason;
+    };
+    try {
+      expect([await body(), await body()]).toEqual(['first', 'first']);
+      address = '127.0.0.2';
+      expect(await body()).toBe('second');
+      // And without the private switch, the pooled loopback socket is no way around the check.
+      const strictClient = strict(async () => [{ address: '127.0.0.1', family: 4 }]);
+      expect(await strictClient.check(`https://rebound.test:${first.port}/`)).toMatchObject({ reason: 'address' });
+    } finally {
+      for (const s of [first.server, second]) {
+        s.closeAllConnections();
+        await new Promise((r) => s.close(r));
+      }
+    }
+  });
+
+  it('a kept-alive connection the receiver dropped meanwhile: the request is sent again, once, on a new connection', async () => {
+    const served = new WeakSet<object>();
+    let arrivals = 0;
+    const server = await listen((req, res) => {
+      arrivals++;
+      // A second request on a connection: the receiver drops it without an answer, as one whose idle timeout just ran out.
+      if (served.has(req.socket)) return void req.socket.destroy();
+      served.add(req.socket);
+      res.end('ok');
+    });
+    try {
+      const client = lax();
+      expect((await client.request({ url: `http://127.0.0.1:${server.port}/` })).ok).toBe(true);
+      const again = await client.request({ url: `http://127.0.0.1:${server.port}/`, method: 'POST', body: '{}' });
+      expect(again.ok && Buffer.from(again.response.body).toString()).toBe('ok');
+      expect(arrivals).toBe(3); // the first, the one dropped on the reused socket, the one sent again
+    } finally {
+      server.server.closeAllConnections();
+      await new Promise((r) => server.server.close(r));
+    }
+  });
+
   it('attack: a redirect to loopback is not followed (not even with the switch on): the 302 comes back as it is', async () => {
     const before = sink.hits.count;
     const r = await lax().request({ url: `http://127.0.0.1:${target.port}/redirect` });
@@ -191,16 +277,47 @@ describe('outbound client', () => {
     expect(!lowered.ok && lowered.refusal.reason).toBe('too_large');
   });
 
-  it('bounds the time: a slow answer or a body that never ends → timeout at the deadline', async () => {
-    for (const path of ['/slow', '/trickle']) {
-      const started = Date.now();
-      const r = await lax().request({ url: `http://127.0.0.1:${target.port}${path}`, timeoutMs: 300 });
-      expect(!r.ok && r.refusal.reason, path).toBe('timeout');
-      expect(Date.now() - started).toBeLessThan(2_000);
+  it('bounds the time: a silent server, a body that never ends, a lookup that never answers → timeout when the deadline fires', async () => {
+    // The test fires each deadline itself, once the request is under way (no race with the
+    // clock on a busy machine): before it, the request is still waiting; at it, it ends.
+    const deadlines = manualDeadlines();
+    const client = createOutbound({ allowPrivate: true, timeoutMs: 1_000, maxBytes: 1024, timer: deadlines.timer });
+    for (const [path, underWay] of [
+      ['/silent', (hits: number) => () => target.hits.count > hits],
+      ['/trickle', (hits: number, chunks = trickled) => () => target.hits.count > hits && trickled >= chunks + 3],
+    ] as const) {
+      let settled = false;
+      const asked = client.request({ url: `http://127.0.0.1:${target.port}${path}`, timeoutMs: 300 }).finally(() => (settled = true));
+      await until(underWay(target.hits.count));
+      const deadline = deadlines.armed.at(-1)!;
+      expect(deadline.ms, path).toBe(300);
+      expect(settled, `${path} ended before its deadline`).toBe(false);
+      deadline.fire();
+      const r = await asked;
+      expect(!r.ok && r.refusal, path).toMatchObject({ reason: 'timeout', message: `no complete answer from 127.0.0.1:${target.port} in time` });
     }
-    const hanging: Resolver = () => new Promise(() => undefined);
-    const r = await strict(hanging).request({ url: 'https://hangs.example/', timeoutMs: 200 });
+    // A request may shorten the deadline, never lengthen it.
+    const bounded = client.request({ url: `http://127.0.0.1:${target.port}/silent`, timeoutMs: 60_000 });
+    await until(() => deadlines.armed.length === 3);
+    expect(deadlines.armed[2]!.ms).toBe(1_000);
+    deadlines.armed[2]!.fire();
+    expect(!(await bounded).ok).toBe(true);
+
+    // The lookup is cancelled through its signal when the deadline fires.
+    let lookup: AbortSignal | undefined;
+    const hanging: Resolver = (_name, { signal }) => ((lookup = signal), new Promise(() => undefined));
+    const strictClient = createOutbound({ allowPrivate: false, timeoutMs: 200, maxBytes: 1024, resolve: hanging, timer: deadlines.timer });
+    const resolving = strictClient.request({ url: 'https://hangs.example/' });
+    await until(() => lookup !== undefined);
+    expect(lookup!.aborted).toBe(false);
+    deadlines.armed.at(-1)!.fire();
+    const r = await resolving;
     expect(!r.ok && r.refusal.reason).toBe('timeout');
+    expect(lookup!.aborted).toBe(true);
+    // An answered request disarms its deadline.
+    const answered = await client.request({ url: `http://127.0.0.1:${target.port}/` });
+    expect(answered.ok).toBe(true);
+    expect(deadlines.armed.at(-1)!.disarmed).toBe(true);
   });
 
   it('https to a pinned address still verifies the certificate for the host name (own CA via NODE_EXTRA_CA_CERTS)', async () => {

@@ -3,9 +3,10 @@ import type { Context } from 'koa';
 import type { ApiContext } from '../../../api/context.ts';
 import { signedInUser } from '../../../api/auth.ts';
 import { grantConnection } from '../../../app/connections/grant-connection.ts';
+import { openConsent } from '../../../app/connections/open-consent.ts';
 import { forwardAuthIdentity } from '../../../domain/auth.ts';
 import { newConnectionId, newCredential } from '../../../domain/connection/credentials.ts';
-import { DomainError } from '../../../domain/errors.ts';
+import { DomainError, ForbiddenError } from '../../../domain/errors.ts';
 import { isMetadataDocumentClientId } from '../../../domain/oauth-client/client-id.ts';
 import { validateGrant, type Grant } from '../../../domain/grants.ts';
 import { BodyTooLarge, isApexOrigin, mediaType, readBody } from '../http.ts';
@@ -47,12 +48,18 @@ function sendBack(ctx: Context, api: ApiContext, target: RedirectTarget, values:
 /** Form fields that must appear at most once (`caps` is the only list). */
 const SINGLE_FIELDS = ['csrf', 'decision', 'target_kind', 'target_group', 'target_site'] as const;
 
-/** Who may approve: a forward-auth user (trusted proxy only) listed in SITES_MCP_ALLOWED_USERS. */
+/**
+ * Who is here, and may they approve: a forward-auth user (trusted proxy only), then the use
+ * case's answer (openConsent: listed in SITES_MCP_ALLOWED_USERS), as a page's status and words.
+ */
 function approver(api: ApiContext, ctx: Context): { user: string } | { status: number; message: string } {
   const user = signedInUser(api, ctx);
   if (!user) return { status: 401, message: 'Sign in through the portal proxy first, then reload this page.' };
-  if (!api.config.mcp.allowedUsers.has(user)) {
-    return { status: 403, message: `${user} may not approve MCP connections on this server. Ask an administrator (SITES_MCP_ALLOWED_USERS).` };
+  try {
+    openConsent(api.deps, forwardAuthIdentity(user, api.config.adminUsers));
+  } catch (err) {
+    if (err instanceof ForbiddenError) return { status: 403, message: err.message };
+    throw err;
   }
   return { user };
 }

@@ -20,12 +20,13 @@ function decode(file: ToolFile): Buffer {
 }
 
 /**
- * Validates and decodes the files of a publish before anything is stored: the same
- * path rules as archives (no `..`, absolute paths, backslashes, NUL, duplicates) and the
- * same limits, counted on decoded bytes: upload and extracted bytes, and entry count.
- * Returns them as the files `publishSite` takes.
+ * The files of a publish as `publishSite` takes them. When the use case first reads them
+ * (after it has authorized), all of them are validated and decoded before the first is
+ * handed over, so nothing is stored from a bad list: the same path rules as archives (no
+ * `..`, absolute paths, backslashes, NUL, duplicates) and the same limits, counted on decoded
+ * bytes: upload and extracted bytes, and entry count.
  */
-export function toolFiles(input: { html?: string; files?: readonly ToolFile[] }, limits: Limits): AsyncIterable<IncomingFile> {
+export async function* toolFiles(input: { html?: string; files?: readonly ToolFile[] }, limits: Limits): AsyncGenerator<IncomingFile> {
   const hasHtml = input.html !== undefined;
   const hasFiles = input.files !== undefined;
   if (hasHtml === hasFiles) throw new ValidationError('give exactly one of "html" (one page) or "files"');
@@ -47,9 +48,7 @@ export function toolFiles(input: { html?: string; files?: readonly ToolFile[] },
     if (total > limits.maxUploadBytes || total > limits.maxExtractBytes) tooLarge(limits, total);
     decoded.push({ path, bytes });
   }
-  return (async function* () {
-    for (const f of decoded) yield { path: f.path, content: { kind: 'stream', source: Readable.from([f.bytes]) } };
-  })();
+  for (const f of decoded) yield { path: f.path, content: { kind: 'stream', source: Readable.from([f.bytes]) } };
 }
 
 function tooLarge(limits: Limits, bytes: number): never {

@@ -92,7 +92,8 @@ export function registerLifecycleTools(server: McpServer, deps: AppDeps, identit
     },
     (args) =>
       guard('rollback_site', async () => {
-        const { site, revision } = await rollbackSite(deps, identity, parseInput(RollbackInput, args));
+        // The revision is checked once `rollback` on the site is (403 before 400, as over HTTP).
+        const { site, revision } = await rollbackSite(deps, identity, { site: args.site, revision: async () => parseInput(RollbackInput, args).revision });
         return noted(jsonResult(site), { revision });
       }),
   );

@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../../../app/deps.ts';
 import { parseInput } from '../../../app/contract/parse.ts';
 import { PublishMeta } from '../../../app/contract/publish.ts';
-import { PatchInput } from '../../../app/contract/site-ref.ts';
+import { SitePatch } from '../../../app/contract/patch.ts';
 import { publishSite } from '../../../app/publish/publish-site.ts';
 import { patchSite } from '../../../app/site-lifecycle/patch.ts';
 import type { Identity } from '../../../domain/auth.ts';
@@ -53,8 +53,9 @@ export function registerPublishTools(server: McpServer, deps: AppDeps, identity:
     (args) =>
       guard('publish_site', async () => {
         const { html, files, ...meta } = args;
+        // Both read by the use case once it may: the files only after `publish` on the site is checked.
         const entries = toolFiles({ html, files }, deps.limits);
-        const result = await publishSite(deps, identity, { meta: parseInput(PublishMeta, meta, { name: 'meta', prefix: 'meta' }), files: entries });
+        const result = await publishSite(deps, identity, { meta: async () => parseInput(PublishMeta, meta, { name: 'meta', prefix: 'meta' }), files: entries });
         return noted(jsonResult(result), { revision: result.revision, unchanged: result.unchanged });
       }),
   );
@@ -79,8 +80,9 @@ export function registerPublishTools(server: McpServer, deps: AppDeps, identity:
     },
     (args) =>
       guard('update_site', async () => {
-        const { site, ...patch } = parseInput(PatchInput, args);
-        return jsonResult(await patchSite(deps, identity, { site, patch }));
+        const { site, ...patch } = args;
+        // The changes are checked once `patch` on the site is (403 before 400, as over HTTP).
+        return jsonResult(await patchSite(deps, identity, { site, patch: async () => parseInput(SitePatch, patch) }));
       }),
   );
 }

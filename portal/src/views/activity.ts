@@ -8,7 +8,7 @@
 import { api, describeError } from '../api.ts';
 import { h, replace, stateLine, type Child } from '../dom.ts';
 import { dayHeading, describeActor, formatBytes, formatTime, localDay, plural } from '../format.ts';
-import type { ViewContext } from '../main.ts';
+import type { ViewContext } from '../view-context.ts';
 import { navigate } from '../router.ts';
 import type { Activity, ActivityFilters } from '../types.ts';
 import { when } from '../widgets.ts';

@@ -5,7 +5,7 @@ import { setQuery } from '../router.ts';
 import type { Revision } from '../types.ts';
 import { renderDiff } from './diff.ts';
 import { revisionOption } from '../changelog.ts';
-import type { TabContext } from './site.ts';
+import type { TabContext } from './tab-context.ts';
 
 export async function renderCompareTab(ctx: TabContext): Promise<void> {
   const { panel, site, me, signal } = ctx;

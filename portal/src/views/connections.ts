@@ -3,7 +3,7 @@ import { api, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { formatRelative, formatTime, plural } from '../format.ts';
-import type { ViewContext } from '../main.ts';
+import type { ViewContext } from '../view-context.ts';
 import { setQuery } from '../router.ts';
 import { dataTable, grantList } from '../table.ts';
 import type { Connection } from '../types.ts';

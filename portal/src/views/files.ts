@@ -8,7 +8,7 @@ import { setQuery } from '../router.ts';
 import type { FileNode, Revision } from '../types.ts';
 import { revId } from '../widgets.ts';
 import { rollbackTo } from './site-actions.ts';
-import type { TabContext } from './site.ts';
+import type { TabContext } from './tab-context.ts';
 
 const MAX_TEXT_PREVIEW = 256 * 1024;
 

@@ -13,7 +13,7 @@ import { changeSummary, revId, revTag, when } from '../widgets.ts';
 import { renderDiff } from './diff.ts';
 import { compareHref } from './files.ts';
 import { rollbackTo } from './site-actions.ts';
-import type { TabContext } from './site.ts';
+import type { TabContext } from './tab-context.ts';
 
 /** Entries drawn at first; "Show older changes" adds more (a busy site has thousands). */
 const PAGE = 100;

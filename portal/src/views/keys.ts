@@ -3,7 +3,7 @@ import { api, ApiError, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine, type Child } from '../dom.ts';
 import { describeActor } from '../format.ts';
-import type { ViewContext } from '../main.ts';
+import type { ViewContext } from '../view-context.ts';
 import { dataTable, grantList } from '../table.ts';
 import { when } from '../widgets.ts';
 import type { ApiKey, Grant } from '../types.ts';

@@ -4,7 +4,8 @@ import { labeller, revisionNumbers } from '../changelog.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { describeActor, formatBytes, sitePath } from '../format.ts';
 import { setQuery } from '../router.ts';
-import type { ViewContext } from '../main.ts';
+import type { ViewContext } from '../view-context.ts';
+import type { SiteData, TabContext } from './tab-context.ts';
 import type { Revision, Site, SiteEvent } from '../types.ts';
 import { when } from '../widgets.ts';
 import { breadcrumbs } from './group-tree.ts';
@@ -18,20 +19,6 @@ import { domainsValue } from './site-domains.ts';
 import { openUploadDialog } from './upload.ts';
 
 type Tab = 'files' | 'compare' | 'history' | 'storage';
-
-/** What the tabs share, each fetched once per visit of the page: revisions, the audit events (admins) and the revision labels. */
-export type SiteData = {
-  revisions(): Promise<Revision[]>;
-  /** The audit events, oldest first; undefined for viewers (the history is admin-only). */
-  events(): Promise<SiteEvent[] | undefined>;
-  /** The short label of a revision (`v7`), the same in every tab. */
-  label(): Promise<(id: string) => string>;
-  /** Forgets what was fetched: a tab chosen anew shows what others changed meanwhile. */
-  refresh(): void;
-};
-
-/** What a tab receives: the page's context with its own panel and a signal aborted when another tab is chosen. */
-export type TabContext = ViewContext & { panel: HTMLElement; site: Site; reload: () => void; data: SiteData };
 
 function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData {
   let revisions: Promise<Revision[]> | undefined;

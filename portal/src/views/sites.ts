@@ -3,7 +3,7 @@ import { api, describeError } from '../api.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { plural } from '../format.ts';
 import { setQuery } from '../router.ts';
-import type { ViewContext } from '../main.ts';
+import type { ViewContext } from '../view-context.ts';
 import type { SiteList } from '../types.ts';
 import { breadcrumbs, collectTags, groupTree } from './group-tree.ts';
 import { siteCard, siteTable } from './site-cards.ts';

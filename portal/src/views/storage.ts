@@ -8,10 +8,10 @@ import { publishesPerDay } from '../changelog.ts';
 import { bar, columns } from '../charts.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { dayHeading, formatBytes, formatPercent, plural, sitePath } from '../format.ts';
-import type { ViewContext } from '../main.ts';
+import type { ViewContext } from '../view-context.ts';
 import type { Revision, SiteEvent, SiteStorage } from '../types.ts';
 import { revTag, when } from '../widgets.ts';
-import type { TabContext } from './site.ts';
+import type { TabContext } from './tab-context.ts';
 
 const ACTIVITY_DAYS = 30;
 

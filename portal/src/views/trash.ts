@@ -3,7 +3,7 @@ import { api, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { describeActor, formatBytes, formatTime, plural, sitePath } from '../format.ts';
-import type { ViewContext } from '../main.ts';
+import type { ViewContext } from '../view-context.ts';
 import { dataTable } from '../table.ts';
 import type { Site } from '../types.ts';
 import { when } from '../widgets.ts';

@@ -7,7 +7,7 @@ import { api, describeError } from '../api.ts';
 import { confirmDialog, toast } from '../dialog.ts';
 import { h, replace, stateLine, type Child } from '../dom.ts';
 import { describeActor, formatTime } from '../format.ts';
-import type { ViewContext } from '../main.ts';
+import type { ViewContext } from '../view-context.ts';
 import { dataTable } from '../table.ts';
 import type { Delivery, Webhook, WebhookType } from '../types.ts';
 import { copyButton, when } from '../widgets.ts';

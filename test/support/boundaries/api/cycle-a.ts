@@ -1,0 +1,3 @@
+import type { B } from './cycle-b.ts';
+
+export type A = { b?: B };

@@ -26,6 +26,7 @@ import { mountOpenApi } from './openapi/route.ts';
 import { streamRevisionZip } from './revision-zip.ts';
 import { inertPublisherBytes } from './security-headers.ts';
 import { param, sitePath, siteRoute } from './site-path.ts';
+import { sendListing } from './listing-answer.ts';
 import { listPreviews } from '../app/previews/list-previews.ts';
 import { removePreview } from '../app/previews/remove-preview.ts';
 import { meansSite } from '../app/previews/route-reading.ts';
@@ -48,8 +49,8 @@ export function managementRouter(api: ApiContext): Router {
 
   r.get('/api/sites', async (ctx) => {
     const identity = await requireUser(api, ctx);
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = await listSites(api.deps, identity, parseQuery(SiteQueryParams, ctx.query)); // SitesResponse, serialized
+    const answer = await listSites(api.deps, identity, parseQuery(SiteQueryParams, ctx.query));
+    await sendListing(ctx, answer); // SitesResponse, serialized
   });
 
   r.post('/api/sites', async (ctx) => {

@@ -7,6 +7,7 @@ import type { Queries } from '../projections/queries.ts';
 import type { WebhookDeliveries } from '../projections/webhooks.ts';
 import type { SiteShapes } from './contract/site-json.ts';
 import type { PublishGate } from './gate.ts';
+import type { ListingTree } from './queries/listing-tree.ts';
 import type { ManifestCache } from './queries/manifest-cache.ts';
 import type { SiteListCache } from './queries/site-list-cache.ts';
 
@@ -69,8 +70,10 @@ export type AppDeps = {
   readonly manifests: ManifestCache;
   /** `Site` objects and their JSON bytes by document. */
   readonly shapes: SiteShapes;
-  /** Listing bodies by query, valid while the read model's checkpoint stays. */
+  /** Listing bodies by query and encoding, valid while the listing's version stays. */
   readonly listings: SiteListCache;
+  /** The listing's group tree as this instance last read it, rendered in compressed pieces. */
+  readonly listingTree: ListingTree;
   /** The activity log's store (spec §16). */
   readonly activity: ActivityStore;
   /** Webhook subscriptions and deliveries (spec §16). */

@@ -28,6 +28,7 @@ import { PublishGate } from '../app/gate.ts';
 import { recordKeyUse } from '../app/keys/record-key-use.ts';
 import { purgeExpired } from '../app/jobs/purge-expired.ts';
 import { ManifestCache } from '../app/queries/manifest-cache.ts';
+import { ListingTree } from '../app/queries/listing-tree.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
 import { classifyHost } from '../domain/hosts.ts';
@@ -110,6 +111,7 @@ export async function createService(config: Config, options: { project: 'run' | 
         )
       : undefined;
   if (sender) projector.onCommitted(() => sender.projected());
+  const shapes = new SiteShapes(siteUrl);
   const deps: AppDeps = {
     events: stack.events,
     queries: stack.readModel,
@@ -129,8 +131,9 @@ export async function createService(config: Config, options: { project: 'run' | 
     siteUrl,
     // The instance's caches: two services in one process (as the tests run them) share none.
     manifests: new ManifestCache(stack.blobs),
-    shapes: new SiteShapes(siteUrl),
+    shapes,
     listings: new SiteListCache(LISTING_CACHE_BYTES),
+    listingTree: new ListingTree(stack.readModel, (doc, admin) => shapes.json(doc, admin)),
     activity: stack.activity,
     webhooks: stack.webhooks,
     webhookOutbound,

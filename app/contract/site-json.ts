@@ -100,6 +100,25 @@ export class SiteShapes {
     return Buffer.concat(parts);
   }
 
+  /** The start of an unfiltered listing's body: its page, up to the tree (`{"sites":[…],"tree":`). */
+  pageBytes(page: readonly SiteDoc[], reader: Identity): Buffer {
+    const probe = this.probe();
+    const audience = audienceOf(reader);
+    const parts: Buffer[] = [SITES];
+    list(parts, page.map((doc) => this.siteBytes(probe, doc, audience)));
+    parts.push(TREE);
+    return Buffer.concat(parts);
+  }
+
+  /**
+   * A site's JSON bytes as an admin (or anyone else) sees them, not kept: for the listing's
+   * tree, which keeps them compressed (app/queries/listing-tree.ts) and would otherwise hold
+   * every site twice.
+   */
+  json(doc: SiteDoc, admin: boolean): Buffer {
+    return Buffer.from(JSON.stringify(this.siteFor(doc, admin ? 'admin' : 'member')));
+  }
+
   private siteBytes(probe: string, doc: SiteDoc, audience: Audience): Buffer {
     const hit = this.bytes[audience].get(doc);
     if (hit && hit.probe === probe) return hit.bytes;

@@ -1,6 +1,7 @@
 import type { IndexDescription } from 'mongodb';
 import { positionKey } from '../../projections/positions.ts';
 import type { ConnectionDoc, ConnectionUseDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
+import type { TreeNodeDoc } from '../../projections/site-tree.ts';
 import { previewExpiry, retainedRevisions, siteIndexFields } from './derive.ts';
 
 /**
@@ -74,6 +75,13 @@ export type ManifestDocument = { _id: string; blobs: string[] };
  * The projection checkpoint: `version` is the compare-and-set token of commits, `key` the
  * position as `positionKey` orders it (absent on a checkpoint written by an earlier version).
  */
+/**
+ * One node of the listing's group tree (projections/site-tree.ts) in the `site_tree`
+ * collection (mongo-tree.ts): `_id` is the group's path ('' for the root), `version` the
+ * position key (as the checkpoint's `key` orders it) of the batch that last wrote it.
+ */
+export type TreeDocument = { _id: string; version: string; node: TreeNodeDoc };
+
 export type CheckpointDocument = { _id: string; position: string; version: number; key?: string };
 
 /**

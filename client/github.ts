@@ -67,7 +67,9 @@ export const marker = (site: string) => `<!-- sites-preview: ${site} -->`;
 /** Text inside a code span: nothing in it may end the span or start markup. */
 const code = (text: string) => `\`${text.replace(/[`\u0000-\u001f\u007f]/g, '?')}\``;
 /** A URL as a Markdown link target: only http(s), and nothing that could end the target. */
-const target = (url: string) => (/^https?:\/\//.test(url) ? url.replace(/[()<>\s\\[\]"']/g, encodeURIComponent) : '#');
+const target = (url: string) => (/^https?:\/\//.test(url) ? url.replace(/[()<>\s\\[\]"']/g, percent) : '#');
+/** `%XX` for each byte (encodeURIComponent leaves `(` and `)` as they are). */
+const percent = (c: string) => [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 
 export type CommentFacts = {
   readonly site: string;

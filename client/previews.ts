@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { parseFlags, parsePreviewName, parseSite } from './args.ts';
 import type { Preview } from './deploy.ts';
 import { ClientUsageError } from './errors.ts';
@@ -49,12 +50,12 @@ export async function previewsCommand(argv: readonly string[], io: PublishEnv): 
   }
 
   const answer = await call('DELETE', `/ingest/sites/${path}/previews/${preview}`);
-  if (answer.status === 404 && flags.has('if-exists')) {
-    // A pull request closed after its preview expired, or whose build never published one.
-    io.out(`no preview ${preview} of ${path} to remove`);
-  } else {
-    if (answer.status !== 204) expectJson(answer, `removing the preview ${preview}`, base);
-    io.out(`removed the preview ${preview} of ${path}`);
+  const gone = answer.status === 404 && flags.has('if-exists');
+  // Gone already: a pull request closed after its preview expired, or whose build never published one.
+  if (!gone && answer.status !== 204) expectJson(answer, `removing the preview ${preview}`, base);
+  io.out(gone ? `no preview ${preview} of ${path} to remove` : `removed the preview ${preview} of ${path}`);
+  if (io.env.GITHUB_STEP_SUMMARY) {
+    appendFileSync(io.env.GITHUB_STEP_SUMMARY, `### Preview \`${preview}\` of \`${path}\`\n\n${gone ? 'Nothing to remove: it had expired or was never published.' : 'Removed.'}\n\n`);
   }
   if (github) {
     try {

@@ -28,7 +28,8 @@ export type Preview = {
   readonly title?: string;
   readonly updated_at?: string;
   readonly expires_at?: string;
-  readonly created_by?: string;
+  /** Who first published it: a key, a user, an MCP connection (each with a `name`). */
+  readonly created_by?: { readonly kind: string; readonly name: string };
 };
 
 /** The answer to a preview publish (spec §14 `PreviewResult`): the counts are against the live revision. */

@@ -71,7 +71,7 @@ export async function previewsCommand(argv: readonly string[], io: PublishEnv): 
 /** One line a preview: name, URL, when it was last published, when it expires and by whom. */
 function previewTable(previews: readonly Preview[]): string {
   const when = (iso: string | undefined) => (iso ? iso.replace(/:\d\d(\.\d+)?Z$/, 'Z').replace('T', ' ') : '-');
-  const rows = [['NAME', 'URL', 'UPDATED', 'EXPIRES', 'BY'], ...previews.map((p) => [p.name, p.url, when(p.updated_at), when(p.expires_at), p.created_by ?? '-'])];
+  const rows = [['NAME', 'URL', 'UPDATED', 'EXPIRES', 'BY'], ...previews.map((p) => [p.name, p.url, when(p.updated_at), when(p.expires_at), p.created_by ? `${p.created_by.kind} ${p.created_by.name}` : '-'])];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
 }

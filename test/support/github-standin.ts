@@ -22,6 +22,8 @@ export type GitHubStandIn = {
   readonly requests: Recorded[];
   /** The comments of `owner/repo#number`, oldest first. */
   comments(repository: string, number: number): StoredComment[];
+  /** Sets what `GET /repos/{repo}/pulls/{number}` answers: the pull request's state and head commit. */
+  setPull(repository: string, number: number, pull: { state: 'open' | 'closed'; headSha: string }): void;
   /** Adds a comment as `user` (someone else's comment, seeded by a test). */
   seed(repository: string, number: number, user: GitHubUser, body: string): StoredComment;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export async function startGitHubStandIn(tokens: Record<string, GitHubUser | 're
   const threads = new Map<string, StoredComment[]>();
   const byId = new Map<number, StoredComment>();
   const requests: Recorded[] = [];
+  const pulls = new Map<string, { state: string; headSha: string }>();
   let nextId = 1000;
   let origin = '';
   const thread = (repo: string, n: number) => {
@@ -68,6 +71,12 @@ export async function startGitHubStandIn(tokens: Record<string, GitHubUser | 're
     const who = token ? tokens[token] : undefined;
     if (!who) return send(401, { message: 'Bad credentials' });
 
+    const pull = /^\/repos\/([\w.-]+\/[\w.-]+)\/pulls\/(\d+)$/.exec(path);
+    if (pull && req.method === 'GET') {
+      const p = pulls.get(`${pull[1]}#${pull[2]}`);
+      if (!p) return send(404, { message: 'Not Found' });
+      return send(200, { number: Number(pull[2]), state: p.state, head: { sha: p.headSha } });
+    }
     let m = /^\/repos\/([\w.-]+\/[\w.-]+)\/issues\/(\d+)\/comments$/.exec(path);
     if (m && req.method === 'GET') {
       const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 30));
@@ -100,6 +109,7 @@ export async function startGitHubStandIn(tokens: Record<string, GitHubUser | 're
     apiUrl: `${origin}${PREFIX}`,
     requests,
     comments: (repo, n) => [...thread(repo, n)],
+    setPull: (repo, n, p) => void pulls.set(`${repo}#${n}`, p),
     seed: (repo, n, user, body) => add(repo, n, user, body),
     close: () =>
       new Promise<void>((resolve) => {

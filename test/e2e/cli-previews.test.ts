@@ -52,7 +52,9 @@ describe('sites publish --preview', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^published preview pr-42 of docs/app: 4 files \\(2 new, \\d+ B uploaded\\) to ${url.replace(/[.]/g, '\\.')} \\(revision \\S+\\)$`));
     expect(lines.slice(1)).toEqual(['against live: 1 file added, 1 changed, 1 removed', 'changed pages:', `  ${url}new/`, `  ${url}`]);
-    // The live site is what it was.
+    // The preview serves the pull request's files; the live site is what it was.
+    expect(await (await fetch(url)).text()).toBe('<h1>changed</h1>');
+    expect(await (await fetch(svc.siteUrl('docs/app'))).text()).toBe('<h1>live</h1>');
     const live = await call(svc.url, 'GET', '/api/sites/docs/app', { key: publishKey });
     expect(live.body).toMatchObject({ previews: 1 });
   });

@@ -117,7 +117,13 @@ describe('a pull request’s life through the GitHub workflows and the action', 
     expect(first.body).toContain('| Against live | 1 file added, 1 changed, 0 removed |');
     expect(first.body).toContain(`- [\`/news/\`](${previewUrl('pr-7')}news/)`);
     expect(first.body).toContain('(commit `aaaaaaaaaaaa`)');
+    // The run's summary page says the same, and the step's url output is the preview's.
     expect(job.summary).toContain('### Preview `pr-7` of `docs/my-project`');
+    expect(job.summary).toContain(`| URL | ${previewUrl('pr-7')} |`);
+    expect(job.summary).toContain('| Against live | 1 file added, 1 changed, 0 removed |');
+    expect(job.summary).toContain(`Changed pages:\n\n- ${previewUrl('pr-7')}news/\n- ${previewUrl('pr-7')}about.html\n`);
+    expect(await (await fetch(`${previewUrl('pr-7')}about.html`)).text()).toBe('<p>about, reworded</p>');
+    expect(await (await fetch(`${svc.siteUrl(SITE)}about.html`)).text()).toBe('<p>about</p>');
     expect(job.outputs['pr']).toEqual({ number: '7' });
     let [p] = await previews();
     expect(p).toMatchObject({ name: 'pr-7', url: previewUrl('pr-7') });

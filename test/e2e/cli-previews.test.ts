@@ -140,7 +140,7 @@ describe('sites previews list|remove', () => {
   });
 
   it('bad usage is status 2 and one line', async () => {
-    for (const args of [['previews'], ['previews', 'show', 'docs/app'], ['previews', 'remove', 'docs/app'], ['previews', 'list', 'docs/app', 'extra'], ['previews', 'list', 'docs/app', '--if-exists']]) {
+    for (const args of [['previews'], ['previews', 'show', 'docs/app'], ['previews', 'remove', 'docs/app'], ['previews', 'list', 'docs/app', 'extra'], ['previews', 'list', 'docs/app', '--if-exists'], ['previews', 'list', 'docs/pr-1--app']]) {
       const r = await sites(args, previewKey);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);

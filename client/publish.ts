@@ -24,7 +24,7 @@ export type PublishEnv = {
   readonly warn: (line: string) => void;
 };
 
-export function serviceUrl(raw: string, from: string): URL {
+function serviceUrl(raw: string, from: string): URL {
   let url: URL;
   try {
     url = new URL(raw);

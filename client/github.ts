@@ -19,6 +19,8 @@ export type GitHubTarget = {
   readonly token: string;
   /** The pull request's head commit, when the event names it (pull_request: head.sha; workflow_run: head_sha). */
   readonly commit?: string;
+  /** How long GitHub may stay silent on one call (default 30 s): a hung API must not hang the job. */
+  readonly idleTimeoutMs?: number;
 };
 
 /** Comments read at most when looking for ours: 30 pages of 100 (a bound, as every request's work is). */
@@ -129,7 +131,7 @@ async function call(t: GitHubTarget, method: string, path: string, body?: unknow
     ...(text === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) }),
   };
   try {
-    return await send(url, method, headers, text);
+    return await send(url, method, headers, text, t.idleTimeoutMs ?? 30_000);
   } catch (err) {
     throw new ClientError(`cannot reach ${t.api.origin} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }

@@ -106,6 +106,20 @@ describe('one comment per site on the pull request', () => {
     expect(gh.comments(REPO, pr)).toEqual([]);
   });
 
+  it('an API that stops answering fails the call after the idle timeout instead of hanging the job', async () => {
+    const { createServer } = await import('node:http');
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const t = { ...githubTarget({ GITHUB_TOKEN: 'ghs_job', GITHUB_REPOSITORY: REPO, GITHUB_API_URL: `http://127.0.0.1:${port}` }, '1'), idleTimeoutMs: 300 };
+      await expect(keepComment(t, 'docs/app', 'x')).rejects.toThrow(`cannot reach http://127.0.0.1:${port} (ETIMEDOUT)`);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it('a removal edits the comment to say so, and comments nothing on a pull request that has none', async () => {
     const t = target();
     expect(await keepComment(t, 'docs/app', removedComment('docs/app', 'pr-7'), false)).toEqual({ action: 'none' });

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Deploy, DeployBlob } from '../../domain/deploy/deploy.ts';
 import type { Recorded } from '../../domain/events.ts';
+import type { SiteEvent } from '../../domain/site/events.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { ReadModel, SiteQuery } from '../../projections/read-model.ts';
 import {
@@ -17,6 +18,8 @@ import {
   connectionGranted,
   connectionRefreshed,
   connectionRevoked,
+  domainAttached,
+  domainDetached,
   dropped,
   eventLog,
   keyIssued,
@@ -247,6 +250,41 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect(paths((await model.listSites(Q)).all)).toContain('docsy');
     });
 
+    it('looks a site up by custom domain (spec §15): live or in the trash, gone once detached or purged, moved with the domain', async () => {
+      const { model, another } = await open();
+      const log = world();
+      log.site('docs/app', domainAttached(4, 'docs.acme.com'));
+      log.site('docs/app', domainAttached(4, 'app.acme.com'));
+      log.site('gone', domainAttached(8, 'gone.acme.com'));
+      await model.apply(log.events, last(log.events));
+      expect((await model.siteByDomain('docs.acme.com'))?.path).toBe('docs/app');
+      expect((await model.siteByDomain('app.acme.com'))).toMatchObject({ path: 'docs/app', domains: ['app.acme.com', 'docs.acme.com'] });
+      expect((await model.siteByDomain('gone.acme.com'))).toMatchObject({ path: 'gone', status: 'quarantined' });
+      expect(await model.siteByDomain('acme.com')).toBeUndefined();
+      expect(await model.siteByDomain('DOCS.ACME.COM')).toBeUndefined();
+      expect((await model.getSite('docs/app'))?.domains).toEqual(['app.acme.com', 'docs.acme.com']);
+
+      // Detached from one site and attached to another in one batch (the later site stored first would not matter).
+      const before = log.events.length;
+      log.site('docs/app', domainDetached(4, 'docs.acme.com'));
+      log.site('decks', domainAttached(1, 'docs.acme.com'));
+      log.site('gone', domainDetached(8, 'gone.acme.com', 'purged'));
+      log.site('gone', purged(8, [{ id: 'r8', manifest: 'm-r8' }]));
+      const batch = log.events.slice(before);
+      await model.apply(batch, last(log.events));
+      await model.apply(batch, last(log.events)); // delivered twice: nothing changes
+      expect((await model.siteByDomain('docs.acme.com'))?.path).toBe('decks');
+      expect((await model.getSite('docs/app'))?.domains).toEqual(['app.acme.com']);
+      expect(await model.siteByDomain('gone.acme.com')).toBeUndefined();
+
+      // A second handle (another instance) and a rebuild see the same.
+      expect((await (await another()).siteByDomain('docs.acme.com'))?.path).toBe('decks');
+      await model.reset();
+      await model.apply(log.events, last(log.events));
+      expect((await model.siteByDomain('docs.acme.com'))?.path).toBe('decks');
+      expect((await model.siteByDomain('app.acme.com'))?.path).toBe('docs/app');
+    });
+
     it('looks keys up by id and token hash', async () => {
       const { model } = await open();
       const log = world();
@@ -387,6 +425,39 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect(await model.referencedBlobs(all)).toEqual(new Set());
       await model.apply(log.events, last(log.events));
       expect([...(await model.referencedBlobs(all))].sort()).toEqual(['a2-only', 'ma2', 'shared']);
+    });
+
+    it('keeps what previews hold referenced, and lists sites by their first preview expiry (spec §14)', async () => {
+      const { model } = await open();
+      const log = eventLog();
+      const preview = (siteId: number, name: string, manifest: string, expiresAt: string): SiteEvent => ({
+        type: 'PreviewPublished',
+        data: { siteId, name, created: true, revision: revision(`r-${manifest}`, { manifest }), meta: {}, expiresAt },
+      });
+      const gone = (siteId: number, name: string, manifest: string): SiteEvent => ({ type: 'PreviewRemoved', data: { siteId, name, revisionId: `r-${manifest}`, manifest } });
+      await model.indexManifest('mp1', ['p1-only']);
+      await model.indexManifest('mp2', ['p2-only']);
+      log.site('a', published('a', 1, revision('ra1', { manifest: 'ma1' }), meta('A')));
+      log.site('docs/b', published('docs/b', 2, revision('rb1', { manifest: 'mb1' }), meta('B')));
+      log.site('a', preview(1, 'pr-1', 'mp1', '2026-03-01T00:00:00.000Z'));
+      log.site('docs/b', preview(2, 'pr-2', 'mp2', '2026-02-01T00:00:00.000Z'));
+      log.site('docs/b', quarantined(2));
+      await model.apply(log.events, last(log.events));
+      const all = ['mp1', 'mp2', 'p1-only', 'p2-only'];
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(all);
+      const paths = async (by: string, limit = 100) => (await model.listSitesWithExpiredPreviews(by, limit)).map((d) => d.path);
+      // In the trash too: previews expire whatever the site's state.
+      expect(await paths('2026-03-01T00:00:00.000Z')).toEqual(['docs/b', 'a']);
+      expect(await paths('2026-03-01T00:00:00.000Z', 1)).toEqual(['docs/b']);
+      expect(await paths('2026-01-31T23:59:59.999Z')).toEqual([]);
+      log.site('a', gone(1, 'pr-1', 'mp1'));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(['mp2', 'p2-only']);
+      expect(await paths('2027-01-01T00:00:00.000Z')).toEqual(['docs/b']);
+      log.site('docs/b', purged(2, [{ id: 'rb1', manifest: 'mb1' }, { id: 'r-mp2', manifest: 'mp2' }]));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect(await model.referencedBlobs(all)).toEqual(new Set());
+      expect(await paths('2027-01-01T00:00:00.000Z')).toEqual([]);
     });
 
     it('indexes a large manifest and answers for many candidates at once', async () => {

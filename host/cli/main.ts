@@ -26,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   installLastResort();
   try {
     // `sites keys --help`, `sites keys create --help`: the command's help, whatever else the line holds.
-    const help = command !== undefined && command !== 'publish' && wantsHelp(rest) ? commandHelp(command) : undefined;
+    const help = command !== undefined && command !== 'publish' && command !== 'previews' && wantsHelp(rest) ? commandHelp(command) : undefined;
     if (help) {
       console.log(help);
       return 0;
@@ -41,6 +41,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./keys.ts')).keysCli(rest, openShort);
       case 'publish':
         return await (await import('./publish.ts')).publishCli(rest);
+      case 'previews':
+        return await (await import('./publish.ts')).previewsCli(rest);
       case 'mcp': {
         const mcp = await import('./mcp.ts');
         const service = await openShort();
@@ -77,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
         // `sites help keys` is `sites keys --help`.
         const topic = rest[0];
         if (topic === 'publish') return await (await import('./publish.ts')).publishCli(['--help']);
+        if (topic === 'previews') return await (await import('./publish.ts')).previewsCli(['--help']);
         console.log((topic !== undefined ? commandHelp(topic) : undefined) ?? USAGE);
         return 0;
       }

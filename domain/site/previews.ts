@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import type { Actor } from '../events.ts';
 import type { ChangeCounts } from '../manifest-diff.ts';
-import { isLabel, MAX_LABEL_LENGTH, RESERVED_SEPARATOR } from '../paths.ts';
+import { hostLabels, isLabel, MAX_LABEL_LENGTH, RESERVED_SEPARATOR, type SiteAddress } from '../paths.ts';
 import type { RevisionInfo } from './events.ts';
 
 /**
@@ -98,6 +98,12 @@ export function parseVariant(part: string): Variant | undefined {
 /** The leftmost host label of a variant of the site with this slug: `pr-42--app`, `v7--app`. */
 export function variantLabel(variant: Variant, slug: string): string {
   return `${variant.kind === 'preview' ? variant.name : `v${variant.number}`}${RESERVED_SEPARATOR}${slug}`;
+}
+
+/** The host labels below the apex of a site, or of one of its variants: `app.docs`, `pr-42--app.docs`, `v7--app.docs`. */
+export function siteHostLabels(address: SiteAddress, variant?: Variant): string {
+  const labels = hostLabels(address);
+  return variant ? `${variantLabel(variant, address.slug)}${labels.slice(address.slug.length)}` : labels;
 }
 
 /** The preview of this name, if the state has one. */

@@ -30,7 +30,8 @@ import { ManifestCache } from '../app/queries/manifest-cache.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
 import { classifyHost } from '../domain/hosts.ts';
-import { hostLabels, parseSitePath, type SiteAddress } from '../domain/paths.ts';
+import { parseSitePath, type SiteAddress } from '../domain/paths.ts';
+import { siteHostLabels, type Variant } from '../domain/site/previews.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { hostNames, listenHostNames } from './hosts.ts';
@@ -97,7 +98,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     const showPort = config.publicScheme === 'http' && port !== defaultPort;
     return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
   };
-  const siteUrl = (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`;
+  const siteUrl = (address: SiteAddress, variant?: Variant) => `${origin(`${siteHostLabels(address, variant)}.${config.baseDomain}`)}/`;
   // Deliveries: 10 s for the whole request (spec §16), an answer read up to 64 KiB (only an excerpt is kept).
   const webhookOutbound = createOutbound({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-webhooks' });
   const sender =

@@ -89,6 +89,8 @@ function siteState(doc: SiteDoc): SiteState {
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
     deletedAt: doc.deletedAt,
+    lastNumber: doc.lastNumber,
+    previews: doc.previews,
   };
 }
 
@@ -112,6 +114,8 @@ function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined)
   };
   if (updatedBy !== undefined) doc.updatedBy = updatedBy;
   if (state.deletedAt !== undefined) doc.deletedAt = state.deletedAt;
+  if (state.lastNumber !== undefined) doc.lastNumber = state.lastNumber;
+  if (state.previews !== undefined) doc.previews = state.previews;
   return doc;
 }
 

@@ -23,6 +23,7 @@ export const Site = z
     deleted_at: Timestamp.optional().meta({ description: 'only on quarantined sites' }),
     purge_at: Timestamp.optional().meta({ description: 'only in the trash listing: when the site is purged automatically (deleted_at + SITES_DELETED_SITE_TTL)' }),
     url: z.url().meta({ description: 'canonical https://<site host>/ (read-only)' }),
+    previews: z.int().nonnegative().meta({ description: 'how many previews the site has (spec §14); they are listed at …/previews, never in the site list' }),
   })
   .meta({ description: 'A published site.' });
 export type Site = z.infer<typeof Site>;

@@ -1,4 +1,5 @@
 import type { ChangeCounts } from '../manifest-diff.ts';
+import type { PreviewEvent } from './previews.ts';
 
 /** One immutable snapshot of a site's files, as recorded when it was published. */
 export type RevisionInfo = {
@@ -9,6 +10,12 @@ export type RevisionInfo = {
   /** Byte total of the revision's files. */
   readonly size: number;
   readonly favicon?: { readonly hash: string; readonly type: string };
+  /**
+   * Its number among the site's revisions (spec §14: 1 for the first publish, one more per new
+   * revision, again from 1 after a purge), which its permalink `v<number>--…` names. Set by
+   * `decide` since permalinks exist; `evolve` counts it for events written before.
+   */
+  readonly number?: number;
 };
 
 /** Site metadata as stored: absent optional fields are left out. */
@@ -54,4 +61,5 @@ export type SiteEvent =
         readonly revisions: readonly { readonly id: string; readonly manifest: string; readonly favicon?: string }[];
       };
     }
-  | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } };
+  | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } }
+  | PreviewEvent;

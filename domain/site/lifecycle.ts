@@ -8,7 +8,9 @@ type LifecycleEvent =
   | { readonly type: 'UNPUBLISH' }
   | { readonly type: 'RESTORE' }
   | { readonly type: 'PURGE' }
-  | { readonly type: 'READ' };
+  | { readonly type: 'READ' }
+  /** Publish or remove a preview (spec §14): only beside a live site. */
+  | { readonly type: 'PREVIEW' };
 
 /**
  * The site lifecycle as an xstate v5 machine, used only as a pure transition
@@ -26,7 +28,7 @@ export const siteLifecycle = setup({
   states: {
     absent: { on: { PUBLISH: 'live' } },
     live: {
-      on: { PUBLISH: 'live', PATCH: 'live', ROLLBACK: 'live', UNPUBLISH: 'quarantined', READ: 'live' },
+      on: { PUBLISH: 'live', PATCH: 'live', ROLLBACK: 'live', UNPUBLISH: 'quarantined', READ: 'live', PREVIEW: 'live' },
     },
     // A publish never destroys what an admin put in the trash (spec §4): restore or purge first.
     quarantined: { on: { RESTORE: 'live', PURGE: 'purged' } },

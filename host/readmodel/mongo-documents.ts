@@ -1,6 +1,6 @@
 import type { IndexDescription } from 'mongodb';
 import type { ConnectionDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
-import { retainedRevisions, siteIndexFields } from './derive.ts';
+import { previewExpiry, retainedRevisions, siteIndexFields } from './derive.ts';
 
 /**
  * One MongoDB document per stream: the projected record plus the fields the queries
@@ -45,7 +45,9 @@ export type StreamDocument = {
   status?: 'live' | 'quarantined';
   updatedAt?: string;
   deletedAt?: string;
-  /** Manifests and favicons of the retained revisions (live and archived). */
+  /** When the site's first preview expires (spec §14): the preview expiry job's range. */
+  previewExpiresAt?: string;
+  /** Manifests and favicons of the retained revisions (live, archived and previews'). */
   manifests?: string[];
   favicons?: string[];
   // Keys
@@ -78,6 +80,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
       const doc = record.doc as SiteDoc;
       const f = siteIndexFields(doc);
       const retained = retainedRevisions(doc);
+      const expiry = previewExpiry(doc);
       return {
         ...base,
         path: doc.path,
@@ -94,6 +97,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
         status: doc.status,
         updatedAt: doc.updatedAt,
         ...(doc.deletedAt ? { deletedAt: doc.deletedAt } : {}),
+        ...(expiry !== null ? { previewExpiresAt: expiry } : {}),
         manifests: [...new Set(retained.map((r) => r.manifest))],
         favicons: [...new Set(retained.flatMap((r) => (r.favicon ? [r.favicon] : [])))],
       };
@@ -167,6 +171,7 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'site_path', key: { path: 1 }, unique: true, partialFilterExpression: exists('path') },
   ...listingIndexes(),
   { name: 'sites_deleted', key: { status: 1, deletedAt: -1, path: 1 } },
+  { name: 'sites_preview_expiry', key: { previewExpiresAt: 1, path: 1 }, partialFilterExpression: exists('previewExpiresAt') },
   { name: 'retained_manifests', key: { manifests: 1 } },
   { name: 'retained_favicons', key: { favicons: 1 } },
   { name: 'key_id', key: { keyId: 1 }, unique: true, partialFilterExpression: exists('keyId') },

@@ -18,6 +18,7 @@ import {
   connectionByIdQuery,
   connectionsQuery,
   expiredUnusedClientsQuery,
+  expiredPreviewsQuery,
   keyByIdQuery,
   keyByTokenQuery,
   keysQuery,
@@ -203,6 +204,7 @@ function mongoReadModel(
     listConnections: () => docsOf<ConnectionDoc>(connectionsQuery()),
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>(clientByIdQuery(clientId)),
     listExpiredUnusedOAuthClients: (by, limit) => docsOf<OAuthClientDoc>(expiredUnusedClientsQuery(by), limit),
+    listSitesWithExpiredPreviews: (by, limit) => docsOf<SiteDoc>(expiredPreviewsQuery(by), limit),
 
     async indexManifest(manifest, blobs) {
       // A manifest's content never changes, so the first complete insert is the answer for

@@ -154,6 +154,9 @@ export function openSqliteReadModel(file: string): ReadModel {
     async listExpiredUnusedOAuthClients(by, limit) {
       return s.expiredUnusedClients.all(by, limit).map((r) => JSON.parse(r.doc) as OAuthClientDoc);
     },
+    async listSitesWithExpiredPreviews(by, limit) {
+      return s.expiredPreviews.all(by, limit).map(siteDoc);
+    },
     async indexManifest(manifest, blobs) {
       s.indexManifest.run(manifest, JSON.stringify(blobs));
     },

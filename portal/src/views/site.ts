@@ -5,7 +5,7 @@ import { h, replace, stateLine } from '../dom.ts';
 import { describeActor, formatBytes, sitePath } from '../format.ts';
 import { setQuery } from '../router.ts';
 import type { ViewContext } from '../main.ts';
-import type { Revision, Site, SiteEvent } from '../types.ts';
+import type { Preview, Revision, Site, SiteEvent } from '../types.ts';
 import { when } from '../widgets.ts';
 import { breadcrumbs } from './group-tree.ts';
 import { favicon, hiddenBadge, liveLink } from './site-cards.ts';
@@ -14,6 +14,7 @@ import { renderCompareTab } from './compare.ts';
 import { renderHistoryTab } from './history.ts';
 import { renderSiteStorageTab } from './storage.ts';
 import { editMetadata, unpublishSite } from './site-actions.ts';
+import { renderPreviews } from './previews.ts';
 import { openUploadDialog } from './upload.ts';
 
 type Tab = 'files' | 'compare' | 'history' | 'storage';
@@ -23,6 +24,8 @@ export type SiteData = {
   revisions(): Promise<Revision[]>;
   /** The audit events, oldest first; undefined for viewers (the history is admin-only). */
   events(): Promise<SiteEvent[] | undefined>;
+  /** The site's previews now (spec §14); empty when it has none, or when they cannot be read (they are shown above the tabs, with the error). */
+  previews(): Promise<Preview[]>;
   /** The short label of a revision (`v7`), the same in every tab. */
   label(): Promise<(id: string) => string>;
   /** Forgets what was fetched: a tab chosen anew shows what others changed meanwhile. */
@@ -32,8 +35,9 @@ export type SiteData = {
 /** What a tab receives: the page's context with its own panel and a signal aborted when another tab is chosen. */
 export type TabContext = ViewContext & { panel: HTMLElement; site: Site; reload: () => void; data: SiteData };
 
-function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData {
+function siteData(path: string, isAdmin: boolean, signal: AbortSignal, hasPreviews: boolean): SiteData {
   let revisions: Promise<Revision[]> | undefined;
+  let previews: Promise<Preview[]> | undefined;
   let events: Promise<SiteEvent[] | undefined> | undefined;
   let label: Promise<(id: string) => string> | undefined;
   const data: SiteData = {
@@ -48,6 +52,13 @@ function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData
             },
           )
         : Promise.resolve(undefined)),
+    previews: () =>
+      (previews ??= hasPreviews
+        ? api.previews(path, signal).then(
+            (r) => r.previews,
+            () => [],
+          )
+        : Promise.resolve([])),
     // Labels never fail: without the history, a revision is named by its publish time.
     label: () =>
       (label ??= data.revisions().then((revs) => {
@@ -55,7 +66,7 @@ function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData
         return data.events().then((e) => labeller(revisionNumbers(revs, e), kept), () => labeller(revisionNumbers(revs), kept));
       })),
     refresh: () => {
-      revisions = events = label = undefined;
+      revisions = events = label = previews = undefined;
     },
   };
   return data;
@@ -68,7 +79,7 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
   replace(main, stateLine('Loading site…'));
   const site = await api.site(path, signal);
   document.title = `${site.title} · Sites`;
-  const data = siteData(path, me.is_admin, signal);
+  const data = siteData(path, me.is_admin, signal, site.previews !== 0);
   const reload = () => {
     if (!signal.aborted) void renderSite(ctx, path);
   };
@@ -154,15 +165,19 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
       )
     : null;
 
+  // Previews stand beside the live site, so they are shown with it rather than in a tab.
+  const previewsBox = h('div', { class: 'previews-box' });
   replace(
     main,
     breadcrumbs(site.group, groupHref, site.slug),
     h('div', { class: 'page-head site-head' }, h('h1', null, favicon(site), site.title, hiddenBadge(site)), liveLink(site)),
     actions,
     metadata(site),
+    previewsBox,
     tablist,
     panel,
   );
+  if (site.previews !== 0) void renderPreviews(previewsBox, { site, me, signal, onChange: reload });
   show(tab);
 }
 

@@ -33,13 +33,14 @@ function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (a
     const identity = await authenticate(api, ctx);
     const body = await readManifestJson(ctx, manifestBodyLimit(api));
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
-    const { meta, files } = body as { meta?: unknown; files?: unknown };
+    const { meta, files, preview } = body as { meta?: unknown; files?: unknown; preview?: unknown };
     if (meta === undefined) throw new ValidationError('meta is required');
     const parsed = readPublishMeta(meta);
     noteTarget(parsed, (site) => noteWrite(ctx, { site }));
     if (files === undefined) throw new ValidationError('files is required');
+    if (preview !== undefined && typeof preview !== 'string') throw new ValidationError('preview must be a string: the preview name');
     ctx.status = 201;
-    ctx.body = await createDeploy(api.deps, identity, { meta: parsed, files });
+    ctx.body = await createDeploy(api.deps, identity, { meta: parsed, files, ...(preview !== undefined ? { preview } : {}) });
   });
 
   r.put(`${base}/:id/files/:sha256`, async (ctx) => {

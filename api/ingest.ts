@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import { parseInput } from '../app/contract/parse.ts';
 import { SitePatch } from '../app/contract/patch.ts';
 import { RollbackBody } from '../app/contract/rollback.ts';
+import { listPreviews } from '../app/previews/list-previews.ts';
+import { removePreview } from '../app/previews/remove-preview.ts';
 import { listRevisions } from '../app/queries/revisions.ts';
 import { patchSite } from '../app/site-lifecycle/patch.ts';
 import { purgeSite } from '../app/site-lifecycle/purge.ts';
@@ -13,7 +15,8 @@ import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
 import { noteWrite } from './write-log.ts';
 import { handlePublishRequest } from './multipart.ts';
-import { sitePath, siteRoute } from './site-path.ts';
+import { handlePreviewRequest } from './preview-upload.ts';
+import { param, sitePath, siteRoute } from './site-path.ts';
 
 /**
  * The ingest plane (spec §4): API keys only. Each route authenticates the key, reads the
@@ -26,6 +29,21 @@ export function ingestRouter(api: ApiContext): Router {
 
   r.post('/ingest/sites', async (ctx) => {
     ctx.body = await handlePublishRequest(api, ctx, await requireKey(api, ctx));
+  });
+
+  // Previews (spec §14): capability preview (publish implies it); registered before the bare site routes.
+  siteRoute(r, 'PUT', '/ingest/sites/*path/previews/:name', async (ctx) => {
+    const identity = await requireKey(api, ctx);
+    ctx.body = await handlePreviewRequest(api, ctx, identity, sitePath(ctx), param(ctx, 'name'));
+  });
+
+  siteRoute(r, 'GET', '/ingest/sites/*path/previews', async (ctx) => {
+    ctx.body = await listPreviews(api.deps, await requireKey(api, ctx), { site: sitePath(ctx) });
+  });
+
+  siteRoute(r, 'DELETE', '/ingest/sites/*path/previews/:name', async (ctx) => {
+    await removePreview(api.deps, await requireKey(api, ctx), { site: sitePath(ctx), name: param(ctx, 'name') });
+    ctx.status = 204;
   });
 
   siteRoute(r, 'GET', '/ingest/sites/*path/revisions', async (ctx) => {

@@ -26,6 +26,8 @@ import { mountOpenApi } from './openapi/route.ts';
 import { streamRevisionZip } from './revision-zip.ts';
 import { inertPublisherBytes } from './security-headers.ts';
 import { param, sitePath, siteRoute } from './site-path.ts';
+import { listPreviews } from '../app/previews/list-previews.ts';
+import { removePreview } from '../app/previews/remove-preview.ts';
 
 /**
  * The management plane (spec §5): forward-auth users and keys (an admin key acts as an
@@ -99,6 +101,14 @@ export function managementRouter(api: ApiContext): Router {
     ctx.set('Content-Disposition', `attachment; filename="${archive.filename}"`);
     inertPublisherBytes(ctx);
     ctx.body = streamRevisionZip(archive.open, archive.manifest, archive.date);
+  });
+
+  siteRoute(r, 'GET', '/api/sites/*path/previews', async (ctx) => {
+    ctx.body = await listPreviews(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });
+  });
+  siteRoute(r, 'DELETE', '/api/sites/*path/previews/:name', async (ctx) => {
+    await removePreview(api.deps, await requireUser(api, ctx), { site: sitePath(ctx), name: param(ctx, 'name') });
+    ctx.status = 204;
   });
 
   siteRoute(r, 'GET', '/api/sites/*path/events', async (ctx) => {

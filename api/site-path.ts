@@ -15,7 +15,7 @@ export type SitePathRoute = `${string}*path${string}`;
  * slash belongs to the site path (`docs/app/` is docs/app; `…/favicon/` is not the favicon
  * route), as the regular expressions these routes replaced did.
  */
-export function siteRoute(router: Router, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: SitePathRoute, handler: RouterMiddleware): void {
+export function siteRoute(router: Router, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: SitePathRoute, handler: RouterMiddleware): void {
   router.register(path, [method], handler, { sensitive: true, strict: true });
 }
 

@@ -116,7 +116,14 @@ export async function createService(config: Config, options: { project: 'run' | 
     deploys: stack.readModel,
     blobs: stack.blobs,
     versioning: config.versioning,
-    settings: { baseDomain: config.baseDomain, mcpEnabled: config.mcp.enabled, deletedSiteTtlMs: config.deletedSiteTtlMs, mcpApprovers: config.mcp.allowedUsers },
+    settings: {
+      baseDomain: config.baseDomain,
+      mcpEnabled: config.mcp.enabled,
+      deletedSiteTtlMs: config.deletedSiteTtlMs,
+      mcpApprovers: config.mcp.allowedUsers,
+      previewTtlMs: config.previews.ttlMs,
+      maxPreviewsPerSite: config.previews.maxPerSite,
+    },
     siteUrl,
     // The instance's caches: two services in one process (as the tests run them) share none.
     manifests: new ManifestCache(stack.blobs),

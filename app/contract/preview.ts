@@ -3,6 +3,7 @@ import { ValidationError } from '../../domain/errors.ts';
 import { RevisionId, Timestamp } from './common.ts';
 import { Actor } from './events.ts';
 import { parseInput } from './parse.ts';
+import { PublishResult } from './publish.ts';
 
 /**
  * Previews (spec §14): the request and answer shapes of `PUT/GET/DELETE
@@ -90,3 +91,18 @@ export const PreviewRef = z.object({
   name: PreviewNameParam,
 });
 export type PreviewRef = z.output<typeof PreviewRef>;
+
+const PreviewArchive = z.string().meta({
+  contentMediaType: 'application/octet-stream',
+  description: 'a .tar.gz or .zip archive with index.html at its root (one common top-level folder is stripped); the format is detected from magic bytes',
+});
+const PreviewIndex = z.string().meta({ contentMediaType: 'text/html', description: 'one HTML document that becomes index.html' });
+
+/** The multipart body of a preview publish: exactly one of `bundle` or `index`, `meta` optional (documentation; busboy streams it). */
+export const PreviewForm = z.xor([
+  z.object({ meta: PreviewMetaInput.optional(), bundle: PreviewArchive }),
+  z.object({ meta: PreviewMetaInput.optional(), index: PreviewIndex }),
+]);
+
+/** What `POST …/deploys/{id}/publish` answers: a `PublishResult`, or a `PreviewResult` for a deploy made with `preview` (spec §14). */
+export const DeployPublished = z.union([PublishResult, PreviewResult]).meta({ description: 'PublishResult; PreviewResult when the deploy was created with "preview"' });

@@ -19,12 +19,14 @@ export const previewRef = (name: string): string => `preview:${name}`;
 
 const httpUrl = (s: string | undefined): string | undefined => (s && /^https?:\/\//i.test(s) ? s : undefined);
 
+/** The preview's name, opening it on its own host, with that host under it, then what it is. */
 function previewCell(p: Preview): HTMLElement {
   const repo = httpUrl(p.repo);
   return h(
     'div',
     { class: 'preview-what' },
-    h('code', { class: 'preview-name' }, p.name),
+    h('a', { class: 'preview-link', href: p.url, target: '_blank', rel: 'noopener', 'aria-label': `Open the preview ${p.name}` }, h('code', { class: 'preview-name' }, p.name), h('span', { 'aria-hidden': 'true' }, ' ↗')),
+    h('span', { class: 'preview-host muted small' }, p.url.replace(/^https?:\/\//, '').replace(/\/$/, '')),
     p.title ? h('span', { class: 'preview-title' }, p.title) : null,
     p.description ? h('span', { class: 'preview-desc muted small' }, p.description) : null,
     repo ? h('a', { class: 'preview-repo small', href: repo, target: '_blank', rel: 'noopener noreferrer' }, repo) : p.repo ? h('span', { class: 'preview-repo muted small' }, p.repo) : null,
@@ -81,9 +83,8 @@ export async function renderPreviews(box: HTMLElement, opts: { site: Site; me: M
     attrs: { 'data-preview': p.name },
     cells: [
       previewCell(p),
-      h('a', { class: 'preview-link', href: p.url, target: '_blank', rel: 'noopener' }, p.url.replace(/^https?:\/\//, '').replace(/\/$/, '')),
       h('span', null, describeActor(p.created_by, { short: true })),
-      h('span', null, when(p.updated_at), h('span', { class: 'muted small' }, ` · ${plural(p.files, 'file')}, ${formatBytes(p.size)}`)),
+      h('span', { class: 'preview-updated' }, when(p.updated_at), h('span', { class: 'muted small' }, `${plural(p.files, 'file')}, ${formatBytes(p.size)}`)),
       expiry(p),
       p.changes ? changeSummary({ counts: p.changes }) : h('span', { class: 'muted' }, '—'),
       h(
@@ -105,7 +106,7 @@ export async function renderPreviews(box: HTMLElement, opts: { site: Site; me: M
       dataTable({
         caption: `Previews of ${path}`,
         class: 'previews-table',
-        columns: [{ label: 'Preview' }, { label: 'Link' }, { label: 'By' }, { label: 'Updated' }, { label: 'Expires' }, { label: 'Against live' }, { label: 'Actions', srOnly: true }],
+        columns: [{ label: 'Preview' }, { label: 'By', class: 'nowrap' }, { label: 'Updated' }, { label: 'Expires' }, { label: 'Against live' }, { label: 'Actions', srOnly: true }],
         rows,
       }),
     ),

@@ -261,8 +261,11 @@ export async function startHttp(service: Service): Promise<Server> {
     // `sites-1`, a cluster's service name), which the service cannot know: the ask (and
     // only it) is answered on every name that is not a site's; the route checks the peer.
     if ((target.kind === 'external' || target.kind === 'unknown') && isTlsAsk(req.url)) return void apexHandler(req, res);
-    if (target.kind === 'site') {
-      sites.serve(target.address, req, res).catch((err) => {
+    if (target.kind === 'site' || target.kind === 'preview' || target.kind === 'permalink') {
+      // Previews and permalinks (spec §14) are publisher content like the site: the same lean handler, never the apex.
+      const variant: Variant | undefined =
+        target.kind === 'preview' ? { kind: 'preview', name: target.name } : target.kind === 'permalink' ? { kind: 'permalink', number: target.number } : undefined;
+      sites.serve(target.address, req, res, variant).catch((err) => {
         service.log.error('serving failed', { error: String(err) });
         try {
           if (res.headersSent) throw err;

@@ -9,10 +9,13 @@ import type { AppDeps } from '../deps.ts';
 /** Bodies up to this size are read whole and hashed here; larger ones stream to the store, which verifies them. */
 const SMALL_BODY = 256 * 1024;
 
-/** The deploy as this caller may use it: its own key's (or any, for an admin), not expired; `publish` on its site. */
+/**
+ * The deploy as this caller may use it: its own key's (or any, for an admin), not expired;
+ * `publish` on its site, or `preview` for a preview deploy (spec §14).
+ */
 export async function loadDeploy(deps: AppDeps, identity: Identity, id: string): Promise<Deploy> {
   const deploy = accessibleDeploy(await deps.deploys.getDeploy(id), identity, deps.now(), id);
-  authorizeAddress(identity, 'publish', deploy.address);
+  authorizeAddress(identity, deploy.preview !== undefined ? 'preview' : 'publish', deploy.address);
   return deploy;
 }
 

@@ -150,3 +150,24 @@ export function pageUrlPath(path: string): string {
   const encode = (p: string) => p.split('/').map(encodeURIComponent).join('/');
   return dir === undefined ? `/${encode(path)}` : `/${encode(dir)}`;
 }
+
+/** What a site document or state holds that a preview or permalink host is served from. */
+type VariantSource = {
+  readonly live: RevisionInfo;
+  readonly archived: readonly RevisionInfo[];
+  readonly previews?: readonly PreviewInfo[];
+};
+
+/**
+ * The revision a preview or permalink host serves (spec §14), of a site already known to be
+ * live, and until when (ms; Infinity for a permalink, whose revision goes only by an event):
+ * a preview not expired at `nowMs`; the retained revision (live or archived) of that number.
+ */
+export function variantRevision(site: VariantSource, variant: Variant, nowMs: number): { readonly revision: RevisionInfo; readonly until: number } | undefined {
+  if (variant.kind === 'permalink') {
+    const revision = site.live.number === variant.number ? site.live : site.archived.find((r) => r.number === variant.number);
+    return revision ? { revision, until: Infinity } : undefined;
+  }
+  const preview = findPreview(site.previews, variant.name);
+  return preview && previewCurrent(preview, nowMs) ? { revision: preview.revision, until: Date.parse(preview.expiresAt) } : undefined;
+}

@@ -66,6 +66,9 @@ describe('MCP connector: publish_site with preview, and a preview-only connectio
     expect(out.pages).toEqual([`${url}new.html`, url]);
     expect(out.unchanged).toBe(false);
 
+    const served = await fetch(url);
+    expect(served.status).toBe(200);
+    expect(await served.text()).toContain('preview of pr-7');
     // The live site is untouched: same content, no new revision.
     const live = await fetch(svc.siteUrl('mcp/app'));
     expect(await live.text()).toContain('live v2');

@@ -280,8 +280,8 @@ describe.skipIf(!chromiumAvailable())('portal: history, diff, compare and storag
       const from = await vp.getByLabel('From').inputValue();
       const fromLabel = (await vp.getByLabel('From').locator('option:checked').textContent())!.split(' · ')[0];
       // Revision.number (spec §14) names revisions for viewers too, without the admins' history
-      expect(fromLabel).toBe('v3');
       expect(from).toBe(v[2]); // the newest archived one against the live one (v1 after the rollback)
+      expect(fromLabel).toBe('v3');
       expect(await vp.locator('h2.compare-title').textContent()).toBe('What changed from v3 to v1 (newer to older)');
       await eventually(() => vp.locator('.diff-summary').textContent()).toMatch(/^1 added · 6 changed · 2 removed/);
 

@@ -104,7 +104,7 @@ export async function createService(config: Config, options: { project: 'run' | 
   const sender =
     options.project === 'run'
       ? startWebhookSender(
-          { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: (path) => siteUrl(parseSitePath(path)), now: () => new Date(), random: Math.random },
+          { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: (path, variant) => siteUrl(parseSitePath(path), variant), now: () => new Date(), random: Math.random },
           { isLeader: () => projector.isLeader, onError: (err) => log.error('webhook delivery failed', { error: String(err) }) },
         )
       : undefined;

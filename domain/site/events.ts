@@ -1,5 +1,5 @@
 import type { ChangeCounts } from '../manifest-diff.ts';
-import type { PreviewEvent } from './previews.ts';
+import type { PreviewMeta } from './previews.ts';
 
 /** One immutable snapshot of a site's files, as recorded when it was published. */
 export type RevisionInfo = {
@@ -63,3 +63,31 @@ export type SiteEvent =
     }
   | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } }
   | PreviewEvent;
+
+/** Events of a preview, on its site's stream. */
+export type PreviewEvent =
+  | {
+      readonly type: 'PreviewPublished';
+      readonly data: {
+        readonly siteId: number;
+        readonly name: string;
+        /** True when this publish made the preview (rather than replacing its content or description). */
+        readonly created: boolean;
+        readonly revision: RevisionInfo;
+        readonly meta: PreviewMeta;
+        readonly expiresAt: string;
+        /** Paths of up to 20 added or changed HTML files against live, added first (what a pull-request comment links to). */
+        readonly pages?: readonly string[];
+      } & Partial<ChangeCounts>;
+    }
+  | { readonly type: 'PreviewRemoved'; readonly data: PreviewGone }
+  | { readonly type: 'PreviewExpired'; readonly data: PreviewGone };
+
+/** A preview that no longer exists, with what garbage collection needs of its revision. */
+export type PreviewGone = {
+  readonly siteId: number;
+  readonly name: string;
+  readonly revisionId: string;
+  readonly manifest: string;
+  readonly favicon?: string;
+};

@@ -4,6 +4,8 @@ import type { ChangeCounts } from '../manifest-diff.ts';
 import { hostLabels, isLabel, MAX_LABEL_LENGTH, RESERVED_SEPARATOR, type SiteAddress } from '../paths.ts';
 import type { RevisionInfo } from './events.ts';
 
+export type { PreviewEvent, PreviewGone } from './events.ts';
+
 /**
  * Previews and permalinks (spec §14): a preview is a named, expiring copy of a site beside
  * its live content, served at `<name>--<slug>.<group>.<base>`; a permalink serves revision
@@ -32,34 +34,6 @@ export type PreviewInfo = {
   readonly expiresAt: string;
   /** Its files against the live revision when it was last published (spec §14). */
   readonly changes?: ChangeCounts;
-};
-
-/** Events of a preview, on its site's stream. */
-export type PreviewEvent =
-  | {
-      readonly type: 'PreviewPublished';
-      readonly data: {
-        readonly siteId: number;
-        readonly name: string;
-        /** True when this publish made the preview (rather than replacing its content or description). */
-        readonly created: boolean;
-        readonly revision: RevisionInfo;
-        readonly meta: PreviewMeta;
-        readonly expiresAt: string;
-        /** Paths of up to 20 added or changed HTML files against live, added first (what a pull-request comment links to). */
-        readonly pages?: readonly string[];
-      } & Partial<ChangeCounts>;
-    }
-  | { readonly type: 'PreviewRemoved'; readonly data: PreviewGone }
-  | { readonly type: 'PreviewExpired'; readonly data: PreviewGone };
-
-/** A preview that no longer exists, with what garbage collection needs of its revision. */
-export type PreviewGone = {
-  readonly siteId: number;
-  readonly name: string;
-  readonly revisionId: string;
-  readonly manifest: string;
-  readonly favicon?: string;
 };
 
 /** At most this many pages are listed with a preview (spec §14). */

@@ -189,6 +189,11 @@ describe.skipIf(!chromiumAvailable())('portal: previews and permalinks', () => {
     const removed = page.locator('.changelog .entry[data-type=PreviewRemoved][data-preview="pr-7"]');
     await removed.waitFor();
     expect(await removed.locator('.who').textContent()).toBe('by admin');
+    // and in the service's Activity, with the preview's name
+    await page.goto(`${portal.url}/activity?type=PreviewRemoved`);
+    const activity = page.locator('.activity-entry[data-type=PreviewRemoved]');
+    await eventually(() => activity.count()).toBe(2);
+    expect(await activity.first().innerText()).toMatch(/removed a preview of[\s\S]*pr-7/);
     expect(errors).toEqual([]);
   });
 

@@ -211,4 +211,17 @@ describe.skipIf(!chromiumAvailable())('portal: previews and permalinks', () => {
       await viewer.close();
     }
   });
+
+  test('a site with many previews shows the five published last, and the rest on request', async () => {
+    const ci = await svc.createKey(['--name', 'pr-bot-2', '--grant', 'docs:preview']);
+    for (const n of [1, 2, 3, 4, 5]) await putPreview(svc.url, ci, `pr-10${n}`, { title: `Change ${n}` }, { 'index.html': html('Guide', `change ${n}`) });
+    await page.goto(site());
+    const visible = page.locator('.previews-table tbody tr:visible');
+    await eventually(() => visible.count()).toBe(5);
+    expect(await visible.evaluateAll((els) => els.map((e) => e.getAttribute('data-preview')))).toEqual(['pr-105', 'pr-104', 'pr-103', 'pr-102', 'pr-101']);
+    await page.getByRole('button', { name: 'Show all 6 previews' }).click();
+    await eventually(() => visible.count()).toBe(6);
+    expect(await page.getByRole('button', { name: /^Show all/ }).count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
 });

@@ -14,6 +14,9 @@ import { dataTable } from '../table.ts';
 import { changeSummary, when } from '../widgets.ts';
 import { compareHref } from './files.ts';
 
+/** Previews shown before "Show all": the most recently published ones. */
+const FIRST_SHOWN = 5;
+
 /** How the diff view names a preview: the API's `preview:<name>` (spec §14). */
 export const previewRef = (name: string): string => `preview:${name}`;
 
@@ -79,8 +82,9 @@ export async function renderPreviews(box: HTMLElement, opts: { site: Site; me: M
     }
   };
 
-  const rows = previews.map((p) => ({
-    attrs: { 'data-preview': p.name },
+  const rows = previews.map((p, i) => ({
+    // a site with dozens of open pull requests would push its files far down: the rest waits behind "Show all"
+    attrs: { 'data-preview': p.name, hidden: i >= FIRST_SHOWN },
     cells: [
       previewCell(p),
       h('span', null, describeActor(p.created_by, { short: true })),
@@ -96,6 +100,21 @@ export async function renderPreviews(box: HTMLElement, opts: { site: Site; me: M
     ],
   }));
 
+  const table = dataTable({
+    caption: `Previews of ${path}`,
+    class: 'previews-table',
+    columns: [{ label: 'Preview' }, { label: 'By', class: 'nowrap' }, { label: 'Updated' }, { label: 'Expires' }, { label: 'Against live' }, { label: 'Actions', srOnly: true }],
+    rows,
+  });
+  let showAll: HTMLButtonElement | null = null;
+  if (previews.length > FIRST_SHOWN) {
+    const button = h('button', { type: 'button', class: 'more' }, `Show all ${previews.length} previews`);
+    button.addEventListener('click', () => {
+      table.querySelectorAll('tr[hidden]').forEach((tr) => tr.removeAttribute('hidden'));
+      button.remove();
+    });
+    showAll = button;
+  }
   replace(
     box,
     h(
@@ -103,12 +122,8 @@ export async function renderPreviews(box: HTMLElement, opts: { site: Site; me: M
       { class: 'previews', 'aria-labelledby': 'previews-title' },
       h('h2', { id: 'previews-title' }, 'Previews ', h('span', { class: 'muted' }, `(${previews.length})`)),
       h('p', { class: 'muted small' }, 'Copies beside the live site, one per pull request usually; each expires some time after its last publish.'),
-      dataTable({
-        caption: `Previews of ${path}`,
-        class: 'previews-table',
-        columns: [{ label: 'Preview' }, { label: 'By', class: 'nowrap' }, { label: 'Updated' }, { label: 'Expires' }, { label: 'Against live' }, { label: 'Actions', srOnly: true }],
-        rows,
-      }),
+      table,
+      showAll,
     ),
   );
 }

@@ -4,6 +4,7 @@ import { SitePatch } from '../app/contract/patch.ts';
 import { RollbackBody } from '../app/contract/rollback.ts';
 import { listPreviews } from '../app/previews/list-previews.ts';
 import { removePreview } from '../app/previews/remove-preview.ts';
+import { meansSite } from '../app/previews/route-reading.ts';
 import { listRevisions } from '../app/queries/revisions.ts';
 import { patchSite } from '../app/site-lifecycle/patch.ts';
 import { purgeSite } from '../app/site-lifecycle/purge.ts';
@@ -42,7 +43,12 @@ export function ingestRouter(api: ApiContext): Router {
   });
 
   siteRoute(r, 'DELETE', '/ingest/sites/*path/previews/:name', async (ctx) => {
-    await removePreview(api.deps, await requireKey(api, ctx), { site: sitePath(ctx), name: param(ctx, 'name') });
+    const identity = await requireKey(api, ctx);
+    const [site, name] = [sitePath(ctx), param(ctx, 'name')];
+    // Also the unpublish of the site `name` in a group whose last label is `previews` (see meansSite).
+    const whole = `${site}/previews/${name}`;
+    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) await unpublishSite(api.deps, identity, { site: whole });
+    else await removePreview(api.deps, identity, { site, name });
     ctx.status = 204;
   });
 

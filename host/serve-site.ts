@@ -237,10 +237,12 @@ export function createSiteServer(deps: SiteServerDeps): SiteServer {
  */
 async function serveSite(m: Memory, address: SiteAddress, req: IncomingMessage, res: ServerResponse, variant?: Variant): Promise<void> {
   const { deps } = m;
+  // Set with each answer's own headers, never ahead with setHeader: that would send every
+  // cached answer's writeHead down Node's slow path (one setHeader per header).
   const noindex = variant !== undefined;
-  if (noindex) res.setHeader('X-Robots-Tag', NOINDEX);
+  const robots = noindex ? ROBOTS : undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
+    res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8', ...robots });
     res.end('method not allowed\n');
     return;
   }
@@ -251,13 +253,13 @@ async function serveSite(m: Memory, address: SiteAddress, req: IncomingMessage, 
     const nowMs = Date.now();
     manifest = knownVariant(m, path, variant, checkpoint, nowMs) ?? (await variantManifest(m, path, variant, checkpoint, nowMs));
   } else manifest = knownManifest(m, path, checkpoint) ?? (await liveManifest(m, path, checkpoint));
-  if (!manifest) return plain(res, 404, 'site not found\n');
+  if (!manifest) return plain(res, 404, 'site not found\n', robots);
   const url = req.url ?? '/';
   const route = knownRoute(m, manifest, url) ?? (await newRoute(m, manifest, url));
   const resolved = route.resolved;
-  if (resolved.kind === 'missing') return plain(res, 404, 'not found\n');
+  if (resolved.kind === 'missing') return plain(res, 404, 'not found\n', robots);
   if (resolved.kind === 'redirect') {
-    res.writeHead(resolved.status ?? 301, { Location: resolved.location, 'Content-Type': 'text/plain; charset=utf-8' });
+    res.writeHead(resolved.status ?? 301, { Location: resolved.location, 'Content-Type': 'text/plain; charset=utf-8', ...robots });
     res.end(req.method === 'HEAD' ? undefined : `moved to ${resolved.location}\n`);
     return;
   }
@@ -268,6 +270,9 @@ async function serveSite(m: Memory, address: SiteAddress, req: IncomingMessage, 
 }
 
 const NOINDEX = 'noindex';
+const ROBOTS = { 'X-Robots-Tag': NOINDEX } as const;
+/** `FileAnswer.byCoding` keys of noindex answers, by coding: no string built per request. */
+const NOINDEX_KEY: Readonly<Record<string, string>> = { '': 'noindex', br: 'br noindex', gzip: 'gzip noindex' };
 
 /** The coding a full answer of this file gets for this request. */
 function codingFor(entry: ManifestEntry, req: IncomingMessage): Coding | undefined {
@@ -284,14 +289,12 @@ function sendKnown(bodies: Bodies, known: FileAnswer, entry: ManifestEntry, stat
   const body = bodies.cachedBody(entry, coding);
   if (!body) return false;
   // A permalink of the live revision shares its manifest, so its answers too: noindex is part of the key.
-  const key = noindex ? `${coding ?? ''} noindex` : (coding ?? '');
+  const key = noindex ? NOINDEX_KEY[coding ?? '']! : (coding ?? '');
   let answer = known.byCoding.get(key);
   if (!answer || answer.length !== body.length) {
     answer = { length: body.length, headers: answerHeaders(entry, status, coding, body.length, known.siteHeaders, noindex) };
     known.byCoding.set(key, answer);
   }
-  // The flat list carries X-Robots-Tag itself: drop the one set at the start, so writeHead takes its fast path.
-  if (noindex) res.removeHeader('X-Robots-Tag');
   res.writeHead(status, answer.headers);
   res.end(req.method === 'HEAD' ? undefined : body);
   return true;
@@ -424,7 +427,7 @@ export function parseRange(header: string, size: number): { start: number; end: 
   return { start, end };
 }
 
-function plain(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache' });
+function plain(res: ServerResponse, status: number, text: string, extra?: Readonly<Record<string, string>>): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache', ...extra });
   res.end(res.req?.method === 'HEAD' ? undefined : text);
 }

@@ -11,7 +11,7 @@ import { APIKey, CreatedAPIKey, CreateKeyBody, KeysResponse } from '../../app/co
 import { Me } from '../../app/contract/me.ts';
 import { GroupParam, SlugParam, SubgroupParam } from '../../app/contract/params.ts';
 import { SitePatch } from '../../app/contract/patch.ts';
-import { DeployPublished, Preview, PreviewChanges, PreviewForm, PreviewMetaInput, PreviewResult, PreviewsResponse } from '../../app/contract/preview.ts';
+import { DeployPublished, PreviewsOrSite, Preview, PreviewChanges, PreviewForm, PreviewMetaInput, PreviewResult, PreviewsResponse } from '../../app/contract/preview.ts';
 import { PublishForm, PublishMeta, PublishResult } from '../../app/contract/publish.ts';
 import { Revision, RevisionsResponse } from '../../app/contract/revision.ts';
 import { RollbackBody } from '../../app/contract/rollback.ts';
@@ -47,6 +47,7 @@ const RESPONSE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   Preview,
   PreviewChanges,
   PreviewsResponse,
+  PreviewsOrSite,
   PreviewResult,
   DeployPublished,
   DeployCreated,

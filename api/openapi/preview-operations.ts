@@ -1,4 +1,4 @@
-import { PreviewForm, PreviewNameParam, PreviewResult, PreviewsResponse } from '../../app/contract/preview.ts';
+import { PreviewForm, PreviewNameParam, PreviewResult, PreviewsOrSite, PreviewsResponse } from '../../app/contract/preview.ts';
 import { empty, json, type Operation } from './operation.ts';
 
 const PREVIEW_RULES =
@@ -46,7 +46,10 @@ export const previews: Operation[] = [
     tag: 'ingest',
     auth: 'key',
     summary: 'Remove a preview (capability preview)',
-    description: 'The preview goes offline at once; the files only it held are collected. An unknown preview or a site that is not live → 404.',
+    description:
+      'The preview goes offline at once; the files only it held are collected. An unknown preview or a site that is not live → 404. ' +
+      'A one-label {site} makes this path also the site {name} of the group {site}/previews: a key that may unpublish that site, and not ' +
+      'preview {site}, unpublishes it; a key that may do both unpublishes it when it exists.',
     params: { name: PreviewNameParam },
     ok: { status: 204, reply: empty('removed') },
     errors: [400, 401, 403, 404, 409],
@@ -58,8 +61,10 @@ export const previews: Operation[] = [
     tag: 'sites',
     auth: 'user',
     summary: 'List a site’s previews',
-    description: 'Any signed-in user; a hidden site’s only for admins (404 otherwise). Previews never appear in the site list.',
-    ok: { status: 200, reply: json(PreviewsResponse, 'the previews, by name') },
+    description:
+      'Any signed-in user; a hidden site’s only for admins (404 otherwise). Previews never appear in the site list. ' +
+      'When a site’s full path is {site}/previews (its slug is "previews"), this is that site, as it always was.',
+    ok: { status: 200, reply: json(PreviewsOrSite, 'the previews, by name (or the site {site}/previews)') },
     errors: [400, 401, 404],
   },
   {
@@ -69,6 +74,7 @@ export const previews: Operation[] = [
     tag: 'sites',
     auth: 'admin',
     summary: 'Remove a preview (admin)',
+    description: 'When a site {site}/previews/{name} exists (a group whose last label is "previews"), this unpublishes that site, as it always did.',
     params: { name: PreviewNameParam },
     ok: { status: 204, reply: empty('removed') },
     errors: [400, 401, 403, 404, 409],

@@ -4,6 +4,7 @@ import { RevisionId, Timestamp } from './common.ts';
 import { Actor } from './events.ts';
 import { parseInput } from './parse.ts';
 import { PublishResult } from './publish.ts';
+import { Site } from './site.ts';
 
 /**
  * Previews (spec §14): the request and answer shapes of `PUT/GET/DELETE
@@ -106,3 +107,11 @@ export const PreviewForm = z.xor([
 
 /** What `POST …/deploys/{id}/publish` answers: a `PublishResult`, or a `PreviewResult` for a deploy made with `preview` (spec §14). */
 export const DeployPublished = z.union([PublishResult, PreviewResult]).meta({ description: 'PublishResult; PreviewResult when the deploy was created with "preview"' });
+
+/**
+ * `GET /api/sites/{path}/previews`: the previews, or, when a site's full path is `{path}/previews`
+ * (a site whose slug is `previews`), that site, as `GET /api/sites/{path}/previews` always answered it.
+ */
+export const PreviewsOrSite = z
+  .union([PreviewsResponse, Site])
+  .meta({ description: 'the previews of {path}; or the Site {path}/previews when a site has that full path (its slug is "previews")' });

@@ -162,6 +162,34 @@ describe('publishing a preview', () => {
   });
 });
 
+describe('sites in a group named previews (spec §1’s own example) stay reachable', () => {
+  it('DELETE …/docs/previews/pr-7 unpublishes the site docs/previews/pr-7 when it exists, else removes the preview pr-7 of docs', async () => {
+    await publish(svc.url, admin, { group: 'docs/previews', slug: 'pr-7', title: 'old-style preview site' }, { index: '<p>old</p>' });
+    await publish(svc.url, admin, { group: '', slug: 'docs', title: 'flat docs' }, { index: '<p>flat</p>' });
+    expect((await putPreview(svc.url, admin, 'docs', 'pr-8', { index: '<p>flat pr-8</p>' })).status).toBe(200);
+    // A key that may only preview cannot unpublish: its DELETE means the preview, and there is no preview pr-7.
+    expect((await call(svc.url, 'DELETE', '/ingest/sites/docs/previews/pr-7', { key: previewKey })).status).toBe(404);
+    expect(await text(svc.siteUrl('docs/previews/pr-7'))).toBe('200 <p>old</p>');
+    // The site reading, for a key that may do both, because the site exists.
+    expect((await call(svc.url, 'GET', '/api/sites/docs/previews/pr-7', { user: 'bob' })).status).toBe(200);
+    expect((await call(svc.url, 'DELETE', '/ingest/sites/docs/previews/pr-7', { key: admin })).status).toBe(204);
+    expect((await fetch(svc.siteUrl('docs/previews/pr-7'))).status).toBe(404);
+    expect((await call(svc.url, 'GET', '/api/sites/deleted', { user: 'admin' })).body.sites.map((x: any) => `${x.group}/${x.slug}`)).toContain('docs/previews/pr-7');
+    // No such site: the preview reading.
+    expect(await text(pv('docs', 'pr-8'))).toBe('200 <p>flat pr-8</p>');
+    expect((await call(svc.url, 'DELETE', '/ingest/sites/docs/previews/pr-8', { key: admin })).status).toBe(204);
+    expect((await fetch(pv('docs', 'pr-8'))).status).toBe(404);
+  });
+
+  it('GET /api/sites/docs/app/previews is the site docs/app/previews when it exists, else the previews of docs/app', async () => {
+    expect((await call(svc.url, 'GET', '/api/sites/docs/app/previews', { user: 'bob' })).body).toHaveProperty('previews');
+    await publish(svc.url, admin, { group: 'docs/app', slug: 'previews', title: 'A site called previews' }, { index: '<p>p</p>' });
+    expect((await call(svc.url, 'GET', '/api/sites/docs/app/previews', { user: 'bob' })).body).toMatchObject({ slug: 'previews', group: 'docs/app' });
+    await call(svc.url, 'DELETE', '/ingest/sites/docs/app/previews', { key: admin });
+    expect((await call(svc.url, 'GET', '/api/sites/docs/app/previews', { user: 'bob' })).body).toHaveProperty('previews');
+  });
+});
+
 describe('serving previews and permalinks', () => {
   it('serves a preview with its own rules, noindex on every answer, and never the control plane', async () => {
     const files = {

@@ -23,7 +23,7 @@ export type AuditEntry = {
   readonly revision?: string;
   /** A publish that changed nothing and recorded nothing (spec §4). */
   readonly unchanged?: true;
-  /** What a non-site write acted on: `key:5`, `connection:<id>`, `deploy:<id>`. */
+  /** What a non-site write acted on: `key:5`, `connection:<id>`, `deploy:<id>`, `domain:<name>`. */
   readonly target?: string;
   readonly outcome: 'ok' | 'refused' | 'failed';
   /** The HTTP status (for an MCP tool: the status the same refusal gets over HTTP). */
@@ -66,6 +66,9 @@ const ACTIONS: readonly Named[] = [
   { method: 'POST', path: /^\/api\/sites\/deleted\/(.+)$/, action: 'restore', captures: 'site' },
   { method: 'POST', path: /^\/ingest\/sites\/(.+)\/purge$/, action: 'purge', captures: 'site' },
   { method: 'DELETE', path: /^\/api\/sites\/deleted\/(.+)$/, action: 'purge', captures: 'site' },
+  // Before unpublish: `…/domains/<name with a dot>` is a custom domain, never a site path (no label holds a dot).
+  { method: 'PUT', path: /^\/api\/sites\/(.+)\/domains\/[^/]*\.[^/]*$/, action: 'domain.attach', captures: 'site' },
+  { method: 'DELETE', path: /^\/api\/sites\/(.+)\/domains\/[^/]*\.[^/]*$/, action: 'domain.detach', captures: 'site' },
   { method: 'PATCH', path: /^\/(?:ingest|api)\/sites\/(.+)$/, action: 'patch', captures: 'site' },
   { method: 'DELETE', path: /^\/(?:ingest|api)\/sites\/(.+)$/, action: 'unpublish', captures: 'site' },
   { method: 'POST', path: /^\/(?:ingest|api)\/deploys\/?$/, action: 'deploy.create' },

@@ -8,6 +8,11 @@ import type { AppDeps } from './deps.ts';
 export type Aggregate<Id, C, S, E extends DomainEvent> = {
   readonly stream: (id: Id) => string;
   readonly decider: Decider<C, S, E>;
+  /**
+   * False for an aggregate the read model has no document of (custom domain claims: only the
+   * write side reads them, from their stream): its commands do not wait for the projector.
+   */
+  readonly projected?: boolean;
 };
 
 /**
@@ -19,9 +24,11 @@ export type Handled<S, E extends DomainEvent> = { readonly before: S; readonly s
 /**
  * The command, or how to make it from the freshly folded state: whatever needs a store or
  * the clock (an id from a sequence, change counts from manifests, tokens) is done here, so
- * the decider's `decide` stays pure. Asked again when a race is lost.
+ * the decider's `decide` stays pure. Asked again when a race is lost. `revision` is the
+ * stream's revision that state was folded at: the events decided are appended with it
+ * expected (a custom domain's claim names it, app/domains/claims.ts).
  */
-export type Prepare<C, S> = C | ((state: S) => C | Promise<C>);
+export type Prepare<C, S> = C | ((state: S, revision: number) => C | Promise<C>);
 
 export type CommandHandler<Id, C, S, E extends DomainEvent> = {
   handle(id: Id, actor: Actor, command: Prepare<C, S>): Promise<Handled<S, E>>;
@@ -46,14 +53,14 @@ export function aggregate<Id, C, S, E extends DomainEvent>(type: Aggregate<Id, C
       for (let attempt = 0; ; attempt++) {
         const { events: history, revision } = await deps.events.readStream(stream);
         const state = fold(decider.initialState, own(history));
-        const command = typeof prepare === 'function' ? await (prepare as (state: S) => C | Promise<C>)(state) : prepare;
+        const command = typeof prepare === 'function' ? await (prepare as (state: S, revision: number) => C | Promise<C>)(state, revision) : prepare;
         const decided = decider.decide(command, state);
         if (decided.length === 0) return { before: state, state, events: [] };
         const at = deps.now().toISOString();
         const toAppend: EventToAppend[] = decided.map((e) => ({ ...(e as DomainEvent), meta: { actor, at } }));
         try {
           const { revision: last, position } = await deps.events.append(stream, toAppend, revision);
-          await deps.waitForProjection(stream, last);
+          if (type.projected !== false) await deps.waitForProjection(stream, last);
           const recorded = own(toAppend.map((e, i): Recorded => ({ ...e, stream, revision: revision + 1 + i, position })));
           return { before: state, state: fold(state, recorded), events: recorded };
         } catch (err) {

@@ -30,6 +30,11 @@ export type Settings = {
   readonly previewTtlMs?: number;
   /** Previews per site (SITES_MAX_PREVIEWS_PER_SITE; spec §14: 50). */
   readonly maxPreviewsPerSite?: number;
+  /**
+   * The names the control plane answers to: the base domain, the aliases and the control
+   * domain. A custom domain is none of them and under none of them (spec §15).
+   */
+  readonly serviceNames: readonly string[];
 };
 
 /**

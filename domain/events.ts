@@ -1,4 +1,5 @@
 import type { ConnectionEvent } from './connection/events.ts';
+import type { DomainClaimEvent } from './custom-domain/events.ts';
 import type { KeyEvent } from './key/events.ts';
 import type { OAuthClientEvent } from './oauth-client/events.ts';
 import type { SiteEvent } from './site/events.ts';
@@ -9,6 +10,7 @@ import type { WebhookEvent } from './webhook/events.ts';
  * its aggregate's folder), for the event store, the projections and the audit history.
  */
 export type { ConnectionEvent } from './connection/events.ts';
+export type { DomainClaimEvent } from './custom-domain/events.ts';
 export type { KeyEvent } from './key/events.ts';
 export type { OAuthClientEvent } from './oauth-client/events.ts';
 export type { RevisionInfo, SiteEvent, SiteMeta } from './site/events.ts';
@@ -26,7 +28,7 @@ export type EventMeta = { readonly actor: Actor; readonly at: string };
 /** Hands out a small integer id: the id is the stream revision of this event + 1. */
 export type SequenceEvent = { readonly type: 'IdAllocated'; readonly data: { readonly id: number } };
 
-export type DomainEvent = SiteEvent | KeyEvent | SequenceEvent | ConnectionEvent | OAuthClientEvent | WebhookEvent;
+export type DomainEvent = SiteEvent | KeyEvent | SequenceEvent | ConnectionEvent | OAuthClientEvent | WebhookEvent | DomainClaimEvent;
 export type DomainEventType = DomainEvent['type'];
 
 /** An event as read back from a store: its stream position and metadata attached. */

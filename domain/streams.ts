@@ -16,6 +16,11 @@ export const keyUsageStream = (id: number): string => `keyuse-${id}`;
 export const connectionStream = (id: string): string => `connection-${id}`;
 export const oauthClientStream = (id: string): string => `oauthclient-${id}`;
 export const webhookStream = (id: string): string => `webhook-${id}`;
+/**
+ * The claim on a custom domain (spec §15): one stream per domain name, so its expected
+ * revision is what lets only one site hold the name (domain/custom-domain/claim.ts).
+ */
+export const domainStream = (domain: string): string => `domain-${domain}`;
 /** Streams whose revisions hand out small integer ids (site ids, key ids). */
 export const sequenceStream = (name: 'site' | 'key'): string => `sequence-${name}`;
 

@@ -4,12 +4,13 @@ import { createGzip } from 'node:zlib';
 import { checkpointReader } from '../app/queries/fresh-checkpoint.ts';
 import type { ManifestCache } from '../app/queries/manifest-cache.ts';
 import type { Manifest, ManifestEntry } from '../domain/manifest.ts';
-import { fullPath, type SiteAddress } from '../domain/paths.ts';
+import { fullPath, parseSitePath, type SiteAddress } from '../domain/paths.ts';
 import type { BlobStore } from '../domain/ports.ts';
 import type { SiteDoc } from '../projections/documents.ts';
 import type { Queries } from '../projections/queries.ts';
 import type { HeaderSet } from '../domain/rules/headers.ts';
 import { createBodies, HOT_MAX, SMALL, type Bodies, type Coding } from './byte-cache.ts';
+import { createDomainLookup } from './domain-lookup.ts';
 import { decodedPath, resolveRequest, rulesOf, type Resolved } from './site-resolve.ts';
 import { readable } from '../domain/site/lifecycle.ts';
 import { variantRevision, type Variant } from '../domain/site/previews.ts';
@@ -221,12 +222,27 @@ function remember(m: Memory, manifest: Manifest, url: string, route: Route, ownB
  * A site server: serves a site host's requests from the live revision, with its own memory;
  * with a variant, a preview's or permalink's host (spec §14) from that revision.
  */
-export type SiteServer = { serve(address: SiteAddress, req: IncomingMessage, res: ServerResponse, variant?: Variant): Promise<void> };
+export type SiteServer = {
+  serve(address: SiteAddress, req: IncomingMessage, res: ServerResponse, variant?: Variant): Promise<void>;
+  /**
+   * A request whose Host is a custom domain (spec §15): served as its site's host, by the same
+   * rules. When no site has the name: `orElse` answers if given, else 404.
+   */
+  serveDomain(name: string, req: IncomingMessage, res: ServerResponse, orElse?: () => void): Promise<void>;
+};
 
 /** The site server of one service instance (its caches are its own; see `Memory`). */
 export function createSiteServer(deps: SiteServerDeps): SiteServer {
   const m: Memory = { deps, checkpoint: checkpointReader(deps.queries), sites: new Map(), bodies: createBodies(), routes: new WeakMap(), remembered: 0, rememberedBytes: 0 };
-  return { serve: (address, req, res, variant) => serveSite(m, address, req, res, variant) };
+  const domains = createDomainLookup(deps.queries, m.checkpoint);
+  return {
+    serve: (address, req, res, variant) => serveSite(m, address, req, res, variant),
+    async serveDomain(name, req, res, orElse) {
+      const path = await domains.path(name, await m.checkpoint());
+      if (path === undefined) return orElse ? orElse() : plain(res, 404, 'unknown host\n');
+      return serveSite(m, parseSitePath(path), req, res);
+    },
+  };
 }
 
 /**

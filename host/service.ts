@@ -14,6 +14,7 @@ import { writeLog } from '../api/write-log.ts';
 import { auditRouter } from '../api/audit.ts';
 import { webhooksRouter } from '../api/webhooks.ts';
 import { deploysRouter } from '../api/deploys.ts';
+import { domainsRouter } from '../api/domains.ts';
 import { ingestRouter } from '../api/ingest.ts';
 import { keysRouter } from '../api/keys.ts';
 import { managementRouter } from '../api/management.ts';
@@ -123,6 +124,7 @@ export async function createService(config: Config, options: { project: 'run' | 
       mcpApprovers: config.mcp.allowedUsers,
       previewTtlMs: config.previews.ttlMs,
       maxPreviewsPerSite: config.previews.maxPerSite,
+      serviceNames: [...new Set([config.baseDomain, ...config.aliasDomains, config.controlDomain])],
     },
     siteUrl,
     // The instance's caches: two services in one process (as the tests run them) share none.
@@ -212,7 +214,8 @@ export async function apexApp(service: Service): Promise<Koa> {
   });
   const { config } = service;
   router.get('/tls/ask', tlsAskRoute(service.api, { ...hostNames(config), baseDomain: config.baseDomain, controlDomain: config.controlDomain }));
-  for (const r of [ingestRouter(service.api), deploysRouter(service.api), keysRouter(service.api), webhooksRouter(service.api), activityRouter(service.api), auditRouter(service.api), managementRouter(service.api), router]) {
+  // domainsRouter before managementRouter: it passes `DELETE /api/sites/…/domains/<no dot>` on to the unpublish there.
+  for (const r of [ingestRouter(service.api), deploysRouter(service.api), keysRouter(service.api), webhooksRouter(service.api), activityRouter(service.api), auditRouter(service.api), domainsRouter(service.api), managementRouter(service.api), router]) {
     app.use(r.routes());
     app.use(r.allowedMethods());
   }
@@ -260,12 +263,21 @@ export async function startHttp(service: Service): Promise<Server> {
     // A TLS proxy asks by whatever name its network gives the service (a container's
     // `sites-1`, a cluster's service name), which the service cannot know: the ask (and
     // only it) is answered on every name that is not a site's; the route checks the peer.
-    if ((target.kind === 'external' || target.kind === 'unknown') && isTlsAsk(req.url)) return void apexHandler(req, res);
-    if (target.kind === 'site' || target.kind === 'preview' || target.kind === 'permalink') {
-      // Previews and permalinks (spec §14) are publisher content like the site: the same lean handler, never the apex.
-      const variant: Variant | undefined =
-        target.kind === 'preview' ? { kind: 'preview', name: target.name } : target.kind === 'permalink' ? { kind: 'permalink', number: target.number } : undefined;
-      sites.serve(target.address, req, res, variant).catch((err) => {
+    // A custom domain is a site's host, so its own /tls/ask is the site's file, not the ask.
+    if (target.kind === 'unknown' && isTlsAsk(req.url)) return void apexHandler(req, res);
+    // A name under no apex may be a site's custom domain (spec §15): served as that site's host, never as the apex.
+    // Previews and permalinks (spec §14) are publisher content like the site: the same lean handler, never the apex.
+    if (target.kind === 'site' || target.kind === 'external' || target.kind === 'preview' || target.kind === 'permalink') {
+      const orElse = target.kind === 'external' && isTlsAsk(req.url) ? () => void apexHandler(req, res) : undefined;
+      const served =
+        target.kind === 'site'
+          ? sites.serve(target.address, req, res)
+          : target.kind === 'preview'
+            ? sites.serve(target.address, req, res, { kind: 'preview', name: target.name })
+            : target.kind === 'permalink'
+              ? sites.serve(target.address, req, res, { kind: 'permalink', number: target.number })
+              : sites.serveDomain(target.name, req, res, orElse);
+      served.catch((err) => {
         service.log.error('serving failed', { error: String(err) });
         try {
           if (res.headersSent) throw err;

@@ -118,8 +118,11 @@ export function parseActorFilter(text: string): ActorFilter {
 
 const person = (actor: Actor): string | undefined => (actor.kind === 'user' ? actor.name : actor.kind === 'connection' ? actor.user : undefined);
 
-/** Streams whose events are bookkeeping, not something anyone did: id sequences. */
-const isBookkeeping = (e: Recorded) => e.type === 'IdAllocated';
+/**
+ * Events that are bookkeeping, not something anyone did: id sequences, and custom domain
+ * claims (the site's DomainAttached / DomainDetached tell what happened).
+ */
+const isBookkeeping = (e: Recorded) => e.type === 'IdAllocated' || e.type === 'DomainClaimed' || e.type === 'DomainReleased';
 
 /**
  * The rows of a page of the log (pure). `lastAtKey` is the `atKey` of the entry before

@@ -24,6 +24,8 @@ export type SiteDoc = {
   readonly lastNumber?: number;
   /** Its previews by name (spec §14); absent: none. Offline while the site is in the trash. */
   readonly previews?: readonly PreviewInfo[];
+  /** Custom domains attached (spec §15), sorted; absent when none (and in documents projected before they existed). */
+  readonly domains?: readonly string[];
 };
 
 export type KeyDoc = {

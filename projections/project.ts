@@ -79,7 +79,7 @@ export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): Si
 }
 
 function siteState(doc: SiteDoc): SiteState {
-  return {
+  const state: { -readonly [K in keyof SiteState]: SiteState[K] } = {
     status: doc.status,
     siteId: doc.siteId,
     address: { group: doc.group, slug: doc.slug },
@@ -92,6 +92,8 @@ function siteState(doc: SiteDoc): SiteState {
     lastNumber: doc.lastNumber,
     previews: doc.previews,
   };
+  if (doc.domains !== undefined) state.domains = doc.domains;
+  return state;
 }
 
 // Built field by field, optional ones assigned only when present: replays build one per event.
@@ -116,6 +118,7 @@ function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined)
   if (state.deletedAt !== undefined) doc.deletedAt = state.deletedAt;
   if (state.lastNumber !== undefined) doc.lastNumber = state.lastNumber;
   if (state.previews !== undefined) doc.previews = state.previews;
+  if (state.domains !== undefined) doc.domains = state.domains;
   return doc;
 }
 

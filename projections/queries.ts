@@ -37,6 +37,12 @@ export interface Queries {
   listSites(query: SiteQuery): Promise<SiteListResult>;
   /** Quarantined sites, most recently deleted first. */
   listQuarantined(): Promise<SiteDoc[]>;
+  /**
+   * The live or quarantined site a custom domain is attached to (spec §15): an indexed
+   * equality lookup, what serving a custom domain and the TLS ask read. `domain` as stored
+   * (lower case, no trailing dot).
+   */
+  siteByDomain(domain: string): Promise<SiteDoc | undefined>;
 
   getKey(id: number): Promise<KeyDoc | undefined>;
   /** Looks a key up by the SHA-256 of its token (an indexed equality lookup: no timing leak on the token). */

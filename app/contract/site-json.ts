@@ -78,6 +78,7 @@ export class SiteShapes {
       ...(doc.deletedAt ? { deleted_at: doc.deletedAt } : {}),
       url: this.siteUrl({ group: doc.group, slug: doc.slug }),
       previews: doc.previews?.length ?? 0,
+      domains: [...(doc.domains ?? [])],
     };
   }
 

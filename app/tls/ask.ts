@@ -31,6 +31,8 @@ export type CertificateFacts = {
   readonly livePreview: (path: string, name: string) => Promise<boolean>;
   /** Does the live site at this path retain (live or archived) the revision of this number (spec §14)? */
   readonly retainedRevision: (path: string, number: number) => Promise<boolean>;
+  /** Is this name a custom domain of a live site (spec §15)? */
+  readonly liveDomain: (name: string) => Promise<boolean>;
 };
 
 /** A DNS name as a certificate names it: letters, digits, dots and hyphens (no port, no wildcard, no IP in brackets). */
@@ -61,10 +63,10 @@ export function certificateAllowed(host: HostKind, names: CertificateNames, fact
     case 'permalink':
       if (underOwnControlDomain(host.apex, names)) return false;
       return facts.retainedRevision(fullPath(host.address), host.number);
-    // Not a name under any apex. Custom domains (spec §15) will be answered here: yes when
-    // attached to a live site.
+    // Not a name under any apex: yes when it is a custom domain of a live site (spec §15);
+    // detached, of a site in the trash, or never attached: no.
     case 'external':
-      return false;
+      return facts.liveDomain(host.name);
     case 'unknown':
       return false;
     default:
@@ -76,7 +78,7 @@ const underOwnControlDomain = (apex: string, names: CertificateNames) => apex ==
 
 /** The whole question: is `domain` a name to certify? */
 export async function askCertificate(
-  deps: { readonly queries: Pick<Queries, 'getSite'>; readonly now?: () => Date },
+  deps: { readonly queries: Pick<Queries, 'getSite' | 'siteByDomain'>; readonly now?: () => Date },
   names: CertificateNames,
   domain: string,
 ): Promise<boolean> {
@@ -88,6 +90,7 @@ export async function askCertificate(
   };
   const facts: CertificateFacts = {
     liveSite: async (path) => (await live(path)) !== undefined,
+    liveDomain: async (host) => readable((await deps.queries.siteByDomain(host))?.status ?? 'absent'),
     livePreview: async (path, preview) => {
       const found = findPreview((await live(path))?.previews, preview);
       return found !== undefined && previewCurrent(found, (deps.now?.() ?? new Date()).getTime());

@@ -4,6 +4,7 @@ import { nextRevisionId } from '../revision-id.ts';
 import type { Decider } from '../decider.ts';
 import type { ChangeCounts } from '../manifest-diff.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
+import { decideSiteDomain, detachedByPurge, type SiteDomainCommand } from './domains.ts';
 import { allows, type LifecycleCommand } from './lifecycle.ts';
 import { mergeMeta, patchMeta, sameMeta, type MetaInput, type MetaPatch } from './meta.ts';
 import { evolveSite, initialSiteState, type SiteState } from './state.ts';
@@ -40,6 +41,8 @@ export type SiteCommand =
       /** What the chosen revision changes against the live one (see `rollbackTarget`), measured before deciding. */
       readonly changes?: ChangeCounts;
     }
+  // Custom domains (spec §15): AttachDomain, DetachDomain, AbandonDomainAttach.
+  | SiteDomainCommand
   | PreviewCommand;
 
 /** Does this command need a freshly allocated site id? (asked before `decide`, which stays pure) */
@@ -73,7 +76,7 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
       const siteId = requireState(state, 'PURGE', command.address);
       // Its previews go with it (spec §14): their revisions are collected like the site's own.
       const revisions = [...(state.live ? [state.live] : []), ...state.archived, ...(state.previews ?? []).map((p) => p.revision)].map(droppedRef);
-      return [{ type: 'SitePurged', data: { siteId, revisions } }];
+      return [...detachedByPurge(state, siteId), { type: 'SitePurged', data: { siteId, revisions } }];
     }
     case 'PatchSite': {
       const siteId = requireState(state, 'PATCH', command.address);
@@ -86,6 +89,10 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
     case 'RemovePreview':
     case 'ExpirePreviews':
       return decidePreview(command, state);
+    case 'AttachDomain':
+    case 'DetachDomain':
+    case 'AbandonDomainAttach':
+      return decideSiteDomain(command, state);
     default: {
       const never: never = command;
       return never;

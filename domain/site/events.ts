@@ -62,6 +62,8 @@ export type SiteEvent =
       };
     }
   | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } }
+  // Custom domains (spec §15), recorded by domains.ts.
+  | SiteDomainEvent
   | PreviewEvent;
 
 /** Events of a preview, on its site's stream. */
@@ -91,3 +93,21 @@ export type PreviewGone = {
   readonly manifest: string;
   readonly favicon?: string;
 };
+
+/** Custom domains (spec §15): the names the site answers at besides its own host. */
+export type SiteDomainEvent =
+  | { readonly type: 'DomainAttached'; readonly data: { readonly siteId: number; readonly domain: string } }
+  | {
+      readonly type: 'DomainDetached';
+      readonly data: {
+        readonly siteId: number;
+        readonly domain: string;
+        /**
+         * Absent: an admin detached it. `purged`: the site was purged (recorded just before
+         * `SitePurged`). `unfinished`: an attach that claimed the domain never recorded it here,
+         * and its claim was taken over for another site (the domain was never attached).
+         */
+        readonly reason?: 'purged' | 'unfinished';
+      };
+    };
+

@@ -10,7 +10,9 @@ type LifecycleEvent =
   | { readonly type: 'PURGE' }
   | { readonly type: 'READ' }
   /** Publish or remove a preview (spec §14): only beside a live site. */
-  | { readonly type: 'PREVIEW' };
+  | { readonly type: 'PREVIEW' }
+  | { readonly type: 'ATTACH_DOMAIN' }
+  | { readonly type: 'DETACH_DOMAIN' };
 
 /**
  * The site lifecycle as an xstate v5 machine, used only as a pure transition
@@ -28,10 +30,12 @@ export const siteLifecycle = setup({
   states: {
     absent: { on: { PUBLISH: 'live' } },
     live: {
-      on: { PUBLISH: 'live', PATCH: 'live', ROLLBACK: 'live', UNPUBLISH: 'quarantined', READ: 'live', PREVIEW: 'live' },
+      on: { PUBLISH: 'live', PATCH: 'live', ROLLBACK: 'live', UNPUBLISH: 'quarantined', READ: 'live', PREVIEW: 'live', ATTACH_DOMAIN: 'live', DETACH_DOMAIN: 'live' },
     },
     // A publish never destroys what an admin put in the trash (spec §4): restore or purge first.
-    quarantined: { on: { RESTORE: 'live', PURGE: 'purged' } },
+    // A custom domain can be detached from a site in the trash (it frees the name for another
+    // site without bringing this one back), not attached to one (spec §15: it answers 404 there).
+    quarantined: { on: { RESTORE: 'live', PURGE: 'purged', DETACH_DOMAIN: 'quarantined' } },
     // A purge ends one incarnation; a later publish starts the next in the same stream.
     purged: { on: { PUBLISH: 'live' } },
   },

@@ -1,6 +1,7 @@
 import type { Stamped } from '../decider.ts';
 import type { SiteAddress } from '../paths.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
+import { evolveDomains } from './domains.ts';
 import type { LifecycleStatus } from './lifecycle.ts';
 import type { PreviewInfo } from './previews.ts';
 
@@ -22,6 +23,8 @@ export type SiteState = {
   readonly lastNumber?: number;
   /** The site's previews, by name (spec §14); absent: none. */
   readonly previews?: readonly PreviewInfo[];
+  /** Custom domains attached (spec §15), sorted; absent when none. They stay through the trash; a purge ends them. */
+  readonly domains?: readonly string[];
 };
 
 export const initialSiteState: SiteState = { status: 'absent', archived: [] };
@@ -85,6 +88,12 @@ export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteSta
     case 'PreviewRemoved':
     case 'PreviewExpired':
       return evolvePreviews(state, event);
+    // Attaching a domain changes where the site answers, not the site: updatedAt stays (it orders the listing).
+    case 'DomainAttached':
+    case 'DomainDetached': {
+      const domains = evolveDomains(state.domains, event);
+      return domains === state.domains ? state : next(state, { domains });
+    }
     default: {
       const never: never = event;
       return never;

@@ -47,6 +47,8 @@ export type StreamDocument = {
   deletedAt?: string;
   /** When the site's first preview expires (spec §14): the preview expiry job's range. */
   previewExpiresAt?: string;
+  /** Custom domains attached to the site (spec §15); absent when none. */
+  domains?: string[];
   /** Manifests and favicons of the retained revisions (live, archived and previews'). */
   manifests?: string[];
   favicons?: string[];
@@ -98,6 +100,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
         updatedAt: doc.updatedAt,
         ...(doc.deletedAt ? { deletedAt: doc.deletedAt } : {}),
         ...(expiry !== null ? { previewExpiresAt: expiry } : {}),
+        ...(doc.domains?.length ? { domains: [...doc.domains] } : {}),
         manifests: [...new Set(retained.map((r) => r.manifest))],
         favicons: [...new Set(retained.flatMap((r) => (r.favicon ? [r.favicon] : [])))],
       };
@@ -172,6 +175,8 @@ export const STREAM_INDEXES: IndexDescription[] = [
   ...listingIndexes(),
   { name: 'sites_deleted', key: { status: 1, deletedAt: -1, path: 1 } },
   { name: 'sites_preview_expiry', key: { previewExpiresAt: 1, path: 1 }, partialFilterExpression: exists('previewExpiresAt') },
+  // Not unique: the claim streams keep a domain on one site, and documents are written one at a time.
+  { name: 'site_domains', key: { domains: 1 }, partialFilterExpression: exists('domains') },
   { name: 'retained_manifests', key: { manifests: 1 } },
   { name: 'retained_favicons', key: { favicons: 1 } },
   { name: 'key_id', key: { keyId: 1 }, unique: true, partialFilterExpression: exists('keyId') },

@@ -52,6 +52,9 @@ export const SITE_REF_PROJECTION: Document = { _id: 0, path: 1, revision: 1 };
 
 export const siteByPathQuery = (path: string): FindSpec => ({ filter: { path }, hint: 'site_path' });
 
+/** `siteByDomain`: the site whose `domains` holds this custom domain (spec §15). */
+export const siteByDomainQuery = (domain: string): FindSpec => ({ filter: { domains: domain }, hint: 'site_domains' });
+
 export const quarantinedQuery = (): FindSpec => ({ filter: { status: 'quarantined' }, sort: { deletedAt: -1, path: 1 }, hint: 'sites_deleted' });
 
 export const keyByIdQuery = (id: number): FindSpec => ({ filter: { keyId: id }, hint: 'key_id' });

@@ -24,6 +24,7 @@ import {
   keysQuery,
   keysWithUsePipeline,
   quarantinedQuery,
+  siteByDomainQuery,
   siteByPathQuery,
   type FindSpec,
 } from './mongo-queries.ts';
@@ -196,6 +197,11 @@ function mongoReadModel(
     getSite: (path) => docOf<SiteDoc>(siteByPathQuery(path)),
     listSites: (query) => lister.list(query),
     listQuarantined: () => docsOf<SiteDoc>(quarantinedQuery()),
+    async siteByDomain(domain) {
+      // At most one by the claims; two would mean the log says otherwise, and then none is guessed at.
+      const found = await docsOf<SiteDoc>(siteByDomainQuery(domain), 2);
+      return found.length === 1 ? found[0] : undefined;
+    },
 
     getKey: async (id) => (await keysOf(keyByIdQuery(id)))[0],
     getKeyByTokenHash: async (tokenHash) => (await keysOf(keyByTokenQuery(tokenHash)))[0],

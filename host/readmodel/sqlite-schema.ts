@@ -44,6 +44,16 @@ CREATE TABLE IF NOT EXISTS site_tags (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS site_tags_by_tag ON site_tags (tag);
 
+-- Custom domains (spec §15): serving and the TLS ask look a site up by one. Not unique on the
+-- domain alone: the claim streams keep a domain on one site, and a batch may store the site that
+-- gained a domain before the one that lost it.
+CREATE TABLE IF NOT EXISTS site_domains (
+  domain TEXT NOT NULL,
+  stream TEXT NOT NULL,
+  PRIMARY KEY (domain, stream)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS site_domains_by_stream ON site_domains (stream);
+
 CREATE TABLE IF NOT EXISTS keys (
   stream     TEXT PRIMARY KEY,
   id         INTEGER NOT NULL UNIQUE,
@@ -140,6 +150,7 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  *    them and when (revokedAt, revokedBy): the rebuild fills them in from the log.
  *    (key_usage, a key's last use from its usage stream, came with the same version; it alone
  *    would have needed no bump: only usage streams feed it, and no earlier log has one.)
+ *    (site_domains needed none either: only domain events feed it, and no earlier log has one.)
  * 5: previews and permalinks (spec §14): site documents hold their previews and each
  *    revision's number (counted again from the log for revisions published before), and
  *    sites.preview_expires feeds the preview expiry job.
@@ -156,4 +167,4 @@ export const SITE_INDEXES: readonly { readonly name: string; readonly sql: strin
 ].map((m) => ({ name: m[1]!, sql: m[0] }));
 
 /** Tables that `reset()` empties: everything projected, and the checkpoint. */
-export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'keys', 'key_usage', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;
+export const PROJECTED_TABLES = ['streams', 'sites', 'site_tags', 'site_domains', 'keys', 'key_usage', 'connections', 'oauth_clients', 'revisions', 'checkpoint'] as const;

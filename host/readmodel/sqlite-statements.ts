@@ -39,6 +39,13 @@ export function prepareStatements(db: Database.Database) {
     delTag: db.prepare(`DELETE FROM site_tags WHERE stream = ? AND tag = ?`),
     putRevision: db.prepare(`INSERT INTO revisions (stream, revision_id, manifest, favicon) VALUES (?, ?, ?, ?)`),
     delRevision: db.prepare(`DELETE FROM revisions WHERE stream = ? AND revision_id = ?`),
+    putDomain: db.prepare(`INSERT INTO site_domains (domain, stream) VALUES (?, ?)`),
+    delDomain: db.prepare(`DELETE FROM site_domains WHERE stream = ? AND domain = ?`),
+    delDomains: db.prepare(`DELETE FROM site_domains WHERE stream = ?`),
+    // At most one row by the claims; LIMIT 2 lets the adapter refuse to guess if the log ever said otherwise.
+    siteByDomain: db.prepare<[string], DocRow>(
+      `SELECT s.stream, s.revision, s.doc FROM site_domains d JOIN sites s ON s.stream = d.stream WHERE d.domain = ? LIMIT 2`,
+    ),
     anySite: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM sites LIMIT 1`),
     siteDocs: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE stream IN (SELECT value FROM json_each(?))`),
     getSite: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE path = ?`),

@@ -70,6 +70,7 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         s.putSite.run({ ...siteColumns(doc, f), stream, revision: record.revision, doc: json });
         f.tags.forEach((tag, i) => s.putTag.run(stream, tag, f.tagsLc[i]));
         for (const r of retainedRevisions(doc)) s.putRevision.run(stream, r.id, r.manifest, r.favicon);
+        for (const domain of doc.domains ?? []) s.putDomain.run(domain, stream);
         return;
       }
       case 'key': {
@@ -108,6 +109,7 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
         s.delSite.run(stream);
         s.delTags.run(stream);
         s.delRevisions.run(stream);
+        s.delDomains.run(stream);
         return;
       case 'key':
         s.delKey.run(stream);
@@ -151,6 +153,11 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
       s.putRevision.run(stream, r.id, r.manifest, r.favicon);
     }
     for (const id of oldRevisions.keys()) s.delRevision.run(stream, id);
+    if (was.domains !== doc.domains) {
+      const oldDomains = new Set(was.domains);
+      for (const domain of doc.domains ?? []) if (!oldDomains.delete(domain)) s.putDomain.run(domain, stream);
+      for (const domain of oldDomains) s.delDomain.run(stream, domain);
+    }
   };
 
   return {

@@ -131,6 +131,10 @@ export function openSqliteReadModel(file: string): ReadModel {
     async listQuarantined() {
       return s.quarantined.all().map(siteDoc);
     },
+    async siteByDomain(domain) {
+      const rows = s.siteByDomain.all(domain);
+      return rows.length === 1 ? siteDoc(rows[0]!) : undefined;
+    },
     async getKey(id) {
       const row = s.getKey.get(id);
       return row && key(row);

@@ -185,6 +185,15 @@ export function buildChangelog(events: readonly SiteEvent[]): ChangelogEntry[] {
         meta = undefined;
         lastPublish = undefined;
         break;
+      case 'DomainAttached':
+        out.push({ ...base, kind: 'note', type: e.type, text: `Custom domain ${String(d.domain)} attached` });
+        break;
+      case 'DomainDetached': {
+        // An attach that never finished changed nothing anyone saw: not worth a line.
+        if (d.reason === 'unfinished') break;
+        out.push({ ...base, kind: 'note', type: e.type, text: `Custom domain ${String(d.domain)} detached${d.reason === 'purged' ? ' (the site was purged)' : ''}` });
+        break;
+      }
       default:
         out.push({ ...base, kind: 'note', type: e.type, text: e.type });
     }

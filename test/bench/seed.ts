@@ -5,10 +5,11 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Identity } from '../../domain/auth.ts';
+import { attachDomain } from '../../app/domains/attach.ts';
 import { commitFiles } from '../../app/publish/commit.ts';
 import type { IncomingFile } from '../../app/publish/publish-site.ts';
 import type { Recorded, SiteEvent } from '../../domain/events.ts';
-import { siteAddress } from '../../domain/paths.ts';
+import { fullPath, siteAddress } from '../../domain/paths.ts';
 import { nowNanos } from '../../domain/revision-id.ts';
 import { decideSite, needsNewSiteId, siteDecider } from '../../domain/site/decide.ts';
 import { fold } from '../../domain/decider.ts';
@@ -103,4 +104,24 @@ export async function seedSites(dataDir: string, count: number, rounds = 1): Pro
   }
   await reopened.close();
   return { ms: performance.now() - t0, events: total };
+}
+
+/** The custom domain the bench attaches to seeded site `i` (every `every`-th site has one). */
+export const seedDomain = (i: number): string => `site${i}.custom-domain.example`;
+
+/**
+ * Attaches `seedDomain(i)` to every `every`-th seeded site through the attach use case (claim
+ * stream, site stream, projection), as an admin would one by one.
+ */
+export async function seedDomains(dataDir: string, count: number, every: number): Promise<void> {
+  const config = loadConfig({ SITES_DATA_DIR: dataDir, SITES_LOG_LEVEL: 'error' });
+  const service = await createService(config, { project: 'catch-up' });
+  try {
+    for (let i = 0; i < count; i += every) {
+      const s = seedSite(i);
+      await attachDomain(service.deps, ADMIN, { site: fullPath(siteAddress(s.group, s.slug)), domain: seedDomain(i) });
+    }
+  } finally {
+    await service.close();
+  }
 }

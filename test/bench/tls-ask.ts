@@ -17,18 +17,21 @@ import { Projector } from '../../host/projector.ts';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import { percentile } from '../support/load.ts';
 import { startService } from '../support/service.ts';
-import { seedSite, seedSites } from './seed.ts';
+import { seedDomain, seedDomains, seedSite, seedSites } from './seed.ts';
 import { fmt, prng } from './support.ts';
 import type { Row } from './table.ts';
 
 export type TlsAskParams = { readonly sites: number; readonly asks: number };
 
 const BASE = 'localhost';
+/** Every this-many-th seeded site has a custom domain (1,000 domains at 10,000 sites). */
+const DOMAIN_EVERY = 10;
 
 /**
  * The names asked about, in a fixed shuffled order: half live sites (any depth the seed
- * made), a quarter plausible names of no site (one lookup each), a quarter names that are
- * refused before any lookup (other domains, over-deep, the apex itself).
+ * made), a quarter plausible names of no site (one lookup each), a quarter others: over-deep
+ * names and the apex (answered before any lookup), and names under no apex, attached to a
+ * seeded site or to none (one lookup by custom domain each).
  */
 function askedNames(sites: number, count: number): { domain: string; expect: boolean; path?: string }[] {
   const rand = prng(7);
@@ -41,7 +44,17 @@ function askedNames(sites: number, count: number): { domain: string; expect: boo
     const kind = i % 4;
     if (kind <= 1) out.push({ domain: live, expect: true, path: fullPath(address) });
     else if (kind === 2) out.push({ domain: `no-${live}`, expect: false, path: fullPath(siteAddress(s.group, `no-${s.slug}`)) });
-    else out.push({ domain: [`x.y.${live}`, `${s.slug}.example.com`, BASE][i % 3]!, expect: i % 3 === 2 });
+    else {
+      const attached = Math.floor(pick() / DOMAIN_EVERY) * DOMAIN_EVERY;
+      const site = seedSite(attached);
+      const others = [
+        { domain: `x.y.${live}`, expect: false },
+        { domain: BASE, expect: true },
+        { domain: seedDomain(attached), expect: true, path: fullPath(siteAddress(site.group, site.slug)) },
+        { domain: `${s.slug}.example.com`, expect: false, path: fullPath(siteAddress(s.group, `no-${s.slug}`)) },
+      ];
+      out.push(others[Math.floor(i / 4) % 4]!);
+    }
   }
   return out;
 }
@@ -89,6 +102,8 @@ export async function benchTlsAsk(p: TlsAskParams, log: (s: string) => void): Pr
   try {
     log(`tls ask: seeding ${p.sites} sites`);
     await seedSites(seedDir, p.sites, 1);
+    log(`tls ask: attaching ${Math.ceil(p.sites / DOMAIN_EVERY)} custom domains`);
+    await seedDomains(seedDir, p.sites, DOMAIN_EVERY);
     await cp(seedDir, dataDir, { recursive: true });
     await rm(seedDir, { recursive: true, force: true });
     const asked = askedNames(p.sites, p.asks);
@@ -106,7 +121,7 @@ export async function benchTlsAsk(p: TlsAskParams, log: (s: string) => void): Pr
       const { measured: query, reference: floor } = await paired(asked, (a) => askCertificate({ queries: readModel }, names, a.domain), (a) => readModel.getSite(a.path ?? 'none'), 2000);
       rows.push({
         section: 'TLS ask',
-        what: `askCertificate in-process at ${p.sites} sites (${p.asks} names: ½ live sites, ¼ unknown sites, ¼ refused unread)`,
+        what: `askCertificate in-process at ${p.sites} sites (${p.asks} names: ½ live sites, ¼ unknown sites, ¼ over-deep, apex, custom domains of ${Math.ceil(p.sites / DOMAIN_EVERY)} and names of none)`,
         value: spread(query),
         reference: `readModel.getSite alone: ${spread(floor)}`,
         ratio: percentile(query, 99) / percentile(floor, 99),

@@ -18,6 +18,8 @@ import {
   connectionGranted,
   connectionRefreshed,
   connectionRevoked,
+  domainAttached,
+  domainDetached,
   dropped,
   eventLog,
   keyIssued,
@@ -246,6 +248,41 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect(back?.status).toBe('live');
       expect(back && 'deletedAt' in back).toBe(false);
       expect(paths((await model.listSites(Q)).all)).toContain('docsy');
+    });
+
+    it('looks a site up by custom domain (spec §15): live or in the trash, gone once detached or purged, moved with the domain', async () => {
+      const { model, another } = await open();
+      const log = world();
+      log.site('docs/app', domainAttached(4, 'docs.acme.com'));
+      log.site('docs/app', domainAttached(4, 'app.acme.com'));
+      log.site('gone', domainAttached(8, 'gone.acme.com'));
+      await model.apply(log.events, last(log.events));
+      expect((await model.siteByDomain('docs.acme.com'))?.path).toBe('docs/app');
+      expect((await model.siteByDomain('app.acme.com'))).toMatchObject({ path: 'docs/app', domains: ['app.acme.com', 'docs.acme.com'] });
+      expect((await model.siteByDomain('gone.acme.com'))).toMatchObject({ path: 'gone', status: 'quarantined' });
+      expect(await model.siteByDomain('acme.com')).toBeUndefined();
+      expect(await model.siteByDomain('DOCS.ACME.COM')).toBeUndefined();
+      expect((await model.getSite('docs/app'))?.domains).toEqual(['app.acme.com', 'docs.acme.com']);
+
+      // Detached from one site and attached to another in one batch (the later site stored first would not matter).
+      const before = log.events.length;
+      log.site('docs/app', domainDetached(4, 'docs.acme.com'));
+      log.site('decks', domainAttached(1, 'docs.acme.com'));
+      log.site('gone', domainDetached(8, 'gone.acme.com', 'purged'));
+      log.site('gone', purged(8, [{ id: 'r8', manifest: 'm-r8' }]));
+      const batch = log.events.slice(before);
+      await model.apply(batch, last(log.events));
+      await model.apply(batch, last(log.events)); // delivered twice: nothing changes
+      expect((await model.siteByDomain('docs.acme.com'))?.path).toBe('decks');
+      expect((await model.getSite('docs/app'))?.domains).toEqual(['app.acme.com']);
+      expect(await model.siteByDomain('gone.acme.com')).toBeUndefined();
+
+      // A second handle (another instance) and a rebuild see the same.
+      expect((await (await another()).siteByDomain('docs.acme.com'))?.path).toBe('decks');
+      await model.reset();
+      await model.apply(log.events, last(log.events));
+      expect((await model.siteByDomain('docs.acme.com'))?.path).toBe('decks');
+      expect((await model.siteByDomain('app.acme.com'))?.path).toBe('docs/app');
     });
 
     it('looks keys up by id and token hash', async () => {

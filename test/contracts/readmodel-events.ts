@@ -85,6 +85,11 @@ export const purged = (siteId: number, revisions: readonly { id: string; manifes
   data: { siteId, revisions },
 });
 export const patched = (siteId: number, m: SiteMeta): SiteEvent => ({ type: 'SitePatched', data: { siteId, meta: m } });
+export const domainAttached = (siteId: number, domain: string): SiteEvent => ({ type: 'DomainAttached', data: { siteId, domain } });
+export const domainDetached = (siteId: number, domain: string, reason?: 'purged' | 'unfinished'): SiteEvent => ({
+  type: 'DomainDetached',
+  data: { siteId, domain, ...(reason ? { reason } : {}) },
+});
 
 export const GRANT: Grant = { kind: 'group', target: 'docs', permissions: ['publish'] };
 

@@ -19,6 +19,7 @@ import {
   keysWithUsePipeline,
   quarantinedQuery,
   SITE_REF_PROJECTION,
+  siteByDomainQuery,
   siteByPathQuery,
   siteListQuery,
   type FindSpec,
@@ -102,6 +103,7 @@ export function mongoExplainSuite(url: string): void {
       await expectIndexed('site docs by path', explainFind({ filter: { path: { $in: ['s0', 'g1/sub1/s1'] } }, hint: siteByPathQuery('').hint }, { _id: 0, path: 1, revision: 1, doc: 1 }));
       await expectIndexed('site', explainFind(siteByPathQuery('s5')));
       await expectIndexed('trash', explainFind(quarantinedQuery()));
+      await expectIndexed('site by custom domain', explainFind(siteByDomainQuery('docs.example.com')));
       await expectIndexed('connection', explainFind(connectionByIdQuery('x1')));
       await expectIndexed('connections', explainFind(connectionsQuery()));
       await expectIndexed('client', explainFind(clientByIdQuery('c1')));

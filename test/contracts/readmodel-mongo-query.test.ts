@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseName } from '../../host/readmodel/mongo.ts';
 import { toStreamDocument, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
-import { expiredUnusedClientsQuery, siteListQuery } from '../../host/readmodel/mongo-queries.ts';
+import { expiredUnusedClientsQuery, siteByDomainQuery, siteListQuery } from '../../host/readmodel/mongo-queries.ts';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import type { OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import { projectBatch } from '../../projections/project.ts';
 import type { SiteQuery } from '../../projections/read-model.ts';
 import { clientWorld, world } from './readmodel-contract.ts';
+import { domainAttached } from './readmodel-events.ts';
 import { planProblem } from './readmodel-mongo-explain.ts';
 import { withDatabase } from './readmodel-mongo.ts';
 
@@ -110,6 +111,26 @@ describe('MongoDB site-list translation', () => {
     expect(use).toEqual({ _id: 'keyuse-2', kind: 'keyuse', revision: 3, doc: { id: 2, lastUsedAt: '2026-03-01T00:00:00.000Z' }, usedKeyId: 2 });
     const tombstone = toStreamDocument({ stream: 'site-x', kind: 'site', revision: 4, doc: null });
     expect(tombstone).toEqual({ _id: 'site-x', kind: 'site', revision: 4, doc: null });
+  });
+
+  it('finds a site by custom domain as the SQLite adapter does, and stores no domains field for a site without any', async () => {
+    const withDomains = world();
+    withDomains.site('docs/app', domainAttached(4, 'docs.acme.com'));
+    withDomains.site('docs/app', domainAttached(4, 'app.acme.com'));
+    withDomains.site('gone', domainAttached(8, 'gone.acme.com'));
+    const docs = [...projectBatch(withDomains.events, new Map<string, StreamRecord>()).values()].map(toStreamDocument);
+    expect(docs.find((d) => d._id === 'site-docs.app')).toMatchObject({ domains: ['app.acme.com', 'docs.acme.com'] });
+    expect(docs.find((d) => d._id === 'site-decks')).not.toHaveProperty('domains');
+    const sqlite = openSqliteReadModel(join(dir, 'domains.db'));
+    await sqlite.apply(withDomains.events, withDomains.events.at(-1)!.position);
+    try {
+      for (const name of ['docs.acme.com', 'app.acme.com', 'gone.acme.com', 'acme.com', 'other.test']) {
+        const found = docs.filter((d) => matches(d as Doc, siteByDomainQuery(name).filter as Doc)).map((d) => (d.doc as SiteDoc).path);
+        expect(found, name).toEqual([(await sqlite.siteByDomain(name))?.path].filter(Boolean));
+      }
+    } finally {
+      await sqlite.close();
+    }
   });
 
   it('reads the database from the URL', () => {

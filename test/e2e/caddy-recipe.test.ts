@@ -231,6 +231,20 @@ describe.skipIf(!caddyAvailable())('deploy/Caddyfile in front of the real servic
     record(name, res.cert);
   });
 
+  it('a custom domain attached to a site gets a valid certificate for exactly its name and serves the site (spec §15)', async () => {
+    const name = 'docs.custom-domain.test';
+    expect((await handshake(name)).cert).toBeUndefined(); // not attached yet: refused
+    expect(asks(name).map((r) => r.status)).toContain(404);
+    expect((await call(svc.url, 'PUT', `/api/sites/demo/domains/${name}`, { key: adminKey })).status).toBe(200);
+    const res = await get(name);
+    expect(res.status).toBe(200);
+    expect(res.body.trim()).toBe('<h1>demo over https</h1>');
+    expect(res.cert.subjectaltname).toBe(`DNS:${name}`);
+    expect(tls.checkServerIdentity(name, res.cert)).toBeUndefined();
+    expect(asks(name).at(-1)!.status).toBe(200);
+    record(name, res.cert);
+  });
+
   it('people sign in on the apex; the service hears only the sign-in service\'s Remote-User', async () => {
     const anonymous = await get(BASE, '/api/me?anonymous');
     expect(anonymous.status).toBe(401);

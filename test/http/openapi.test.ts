@@ -14,6 +14,7 @@ import { activityRouter } from '../../api/activity.ts';
 import { auditRouter } from '../../api/audit.ts';
 import { webhooksRouter } from '../../api/webhooks.ts';
 import { deploysRouter } from '../../api/deploys.ts';
+import { domainsRouter } from '../../api/domains.ts';
 import { ingestRouter } from '../../api/ingest.ts';
 import { keysRouter } from '../../api/keys.ts';
 import { managementRouter } from '../../api/management.ts';
@@ -31,7 +32,7 @@ function registeredRoutes(): { method: string; regexp: RegExp; path: string }[] 
   const mcp = new Router();
   mountConnectionsApi(mcp, api);
   const routes = [];
-  for (const router of [ingestRouter(api), deploysRouter(api), keysRouter(api), webhooksRouter(api), activityRouter(api), auditRouter(api), managementRouter(api), mcp]) {
+  for (const router of [ingestRouter(api), deploysRouter(api), keysRouter(api), webhooksRouter(api), activityRouter(api), auditRouter(api), domainsRouter(api), managementRouter(api), mcp]) {
     for (const layer of router.stack) {
       for (const method of layer.methods) {
         if (method === 'HEAD') continue; // koa answers HEAD with the GET route
@@ -44,7 +45,7 @@ function registeredRoutes(): { method: string; regexp: RegExp; path: string }[] 
 
 /** A concrete request path for a template: each parameter replaced by a value its schema accepts. */
 function example(template: string): string {
-  const values: Record<string, string> = { slug: 'app', group: 'docs', subgroup: 'sub', rev: 'current', a: 'current', b: '20261121T101500.123456789Z', id: '7', delivery: 'msg_1', name: 'pr-42', sha256: 'a'.repeat(64) };
+  const values: Record<string, string> = { slug: 'app', group: 'docs', subgroup: 'sub', rev: 'current', a: 'current', b: '20261121T101500.123456789Z', id: '7', delivery: 'msg_1', name: 'pr-42', sha256: 'a'.repeat(64), domain: 'docs.example.com' };
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (!(name in values)) throw new Error(`no example value for {${name}}`);
     return values[name]!;

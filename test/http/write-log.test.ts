@@ -145,6 +145,16 @@ describe('the write log', () => {
     expect(done).toMatchObject({ actor: `key:${ciId}`, site: 'docs/cli', revision: expect.stringMatching(/^\d{8}T\d{6}\.\d{9}Z$/), outcome: 'ok', status: 200, target: upload.target });
   });
 
+  it('logs attaching and detaching a custom domain with the site and the domain', async () => {
+    expect((await publish(svc.url, admin, { group: 'docs', slug: 'dom', title: 'Dom' }, { index: '<p>d</p>' })).status).toBe(200);
+    expect((await api('PUT', '/api/sites/docs/dom/domains/docs.acme.test', { key: admin })).status).toBe(200);
+    expect((await api('PUT', '/api/sites/docs/dom/domains/docs.acme.test', { key: ci })).status).toBe(403);
+    expect((await api('DELETE', '/api/sites/docs/dom/domains/docs.acme.test', { key: admin })).status).toBe(204);
+    expect(await lineWith({ msg: 'write', action: 'domain.attach', status: 200 })).toMatchObject({ actor: `key:${adminId}`, site: 'docs/dom', target: 'domain:docs.acme.test', outcome: 'ok' });
+    expect(await lineWith({ msg: 'write', action: 'domain.attach', status: 403 })).toMatchObject({ actor: `key:${ciId}`, site: 'docs/dom', outcome: 'refused', code: 'forbidden' });
+    expect(await lineWith({ msg: 'write', action: 'domain.detach' })).toMatchObject({ site: 'docs/dom', target: 'domain:docs.acme.test', outcome: 'ok', status: 204 });
+  });
+
   it('logs key creation and revocation by key id, never the new token', async () => {
     const created = await api('POST', '/api/keys', { key: admin, body: { name: 'temp', grants: [{ kind: 'group', target: 'docs', permissions: ['publish'] }] } });
     expect(created.status).toBe(201);

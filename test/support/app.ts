@@ -76,7 +76,7 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     blobs,
     versioning: options.versioning ?? { enabled: true, keep: 5 },
     limits: { maxUploadBytes: 10_000_000, maxExtractBytes: 10_000_000, maxExtractEntries: 1000, ...options.limits },
-    settings: { baseDomain: 'localhost', mcpEnabled: true, deletedSiteTtlMs: 3_600_000, mcpApprovers: new Set(options.mcpApprovers ?? ['admin']) },
+    settings: { baseDomain: 'localhost', mcpEnabled: true, deletedSiteTtlMs: 3_600_000, mcpApprovers: new Set(options.mcpApprovers ?? ['admin']), serviceNames: ['localhost', 'alias.test'] },
     tmpDir: join(dir, 'tmp'),
     gate: new PublishGate(),
     now: () => harness.now,

@@ -93,6 +93,20 @@ describe('portal changelog', () => {
     expect(log[1]).toMatchObject({ kind: 'note', type: 'SitePurged' });
   });
 
+  it('tells custom domains attached and detached, and leaves out an attach that never finished', () => {
+    const log = buildChangelog([
+      events[0],
+      { type: 'DomainAttached', at: '2026-11-23T00:00:00Z', actor: admin, data: { domain: 'docs.acme.com' } },
+      { type: 'DomainDetached', at: '2026-11-23T01:00:00Z', actor: admin, data: { domain: 'late.acme.com', reason: 'unfinished' } },
+      { type: 'DomainDetached', at: '2026-11-24T00:00:00Z', actor: admin, data: { domain: 'docs.acme.com', reason: 'purged' } },
+    ]);
+    expect(log.slice(0, 2)).toMatchObject([
+      { kind: 'note', type: 'DomainDetached', text: 'Custom domain docs.acme.com detached (the site was purged)' },
+      { kind: 'note', type: 'DomainAttached', text: 'Custom domain docs.acme.com attached' },
+    ]);
+    expect(log).toHaveLength(3);
+  });
+
   it('groups by local day and counts publishes per day', () => {
     const local = (d: number, h: number) => new Date(2026, 10, d, h).toISOString();
     const groups = groupByDay([{ at: local(22, 23) }, { at: local(22, 1) }, { at: local(21, 12) }]);

@@ -18,6 +18,8 @@ import {
   connectionRefreshed,
   connectionRevoked,
   connectionUsed,
+  domainAttached,
+  domainDetached,
   dropped,
   eventLog,
   keyIssued,
@@ -177,6 +179,32 @@ describe('site projection', () => {
     expect(doc.meta).toEqual({ title: 'New title', hidden: true });
     expect(doc.updatedAt).toBe(p.meta.at);
     expect(ids(doc)).toEqual({ live: 'r1', archived: [] });
+  });
+
+  it('keeps custom domains sorted through the trash and a restore; detach and purge remove them; updatedAt stays (spec §15)', () => {
+    const log = eventLog();
+    const p = log.site('demo', published('demo', 1, revision('r1'), meta('Demo')));
+    log.site('demo', domainAttached(1, 'www.acme.com'));
+    log.site('demo', domainAttached(1, 'docs.acme.com'));
+    let doc = site(project(log.events), 'demo')!;
+    expect(doc.domains).toEqual(['docs.acme.com', 'www.acme.com']);
+    expect(doc.updatedAt).toBe(p.meta.at);
+    log.site('demo', quarantined(1));
+    expect(site(project(log.events), 'demo')!.domains).toEqual(['docs.acme.com', 'www.acme.com']);
+    log.site('demo', restored(1));
+    log.site('demo', domainDetached(1, 'www.acme.com'));
+    log.site('demo', domainDetached(1, 'never.acme.com', 'unfinished')); // an attach that never landed: nothing to remove
+    doc = site(project(log.events), 'demo')!;
+    expect(doc.domains).toEqual(['docs.acme.com']);
+    log.site('demo', domainDetached(1, 'docs.acme.com'));
+    doc = site(project(log.events), 'demo')!;
+    expect('domains' in doc).toBe(false);
+    log.site('demo', domainAttached(1, 'docs.acme.com'));
+    log.site('demo', quarantined(1));
+    log.site('demo', domainDetached(1, 'docs.acme.com', 'purged'));
+    log.site('demo', purged(1, [{ id: 'r1', manifest: 'm-r1' }]));
+    log.site('demo', published('demo', 2, revision('r2'), meta('Again')));
+    expect('domains' in site(project(log.events), 'demo')!).toBe(false);
   });
 
   it('skips an event at or below the applied revision even when it differs (a redelivery)', () => {

@@ -10,32 +10,45 @@ const names: CertificateNames = {
   controlDomain: 'control.test',
 };
 
-/** A read model holding these sites (path → status, or a document's fields), recording every lookup. */
-function readModel(sites: Record<string, SiteDoc['status'] | Partial<SiteDoc>>) {
+/** A read model holding these sites (path → status, or a document's fields) and custom domains (domain → path), recording every lookup. */
+function readModel(sites: Record<string, SiteDoc['status'] | Partial<SiteDoc>>, domains: Record<string, string> = {}) {
   const lookups: string[] = [];
+  const getSite = async (path: string) => {
+    const found = sites[path];
+    if (!found) return undefined;
+    const fields = typeof found === 'string' ? { status: found } : found;
+    return { path, live: { id: 'r', manifest: 'm', files: 1, size: 1 }, archived: [], ...fields } as SiteDoc;
+  };
   return {
     lookups,
     readModel: {
       getSite: async (path: string) => {
         lookups.push(path);
-        const found = sites[path];
-        if (!found) return undefined;
-        const fields = typeof found === 'string' ? { status: found } : found;
-        return { path, live: { id: 'r', manifest: 'm', files: 1, size: 1 }, archived: [], ...fields } as SiteDoc;
+        return getSite(path);
+      },
+      siteByDomain: async (domain: string) => {
+        lookups.push(`domain:${domain}`);
+        return domains[domain] === undefined ? undefined : getSite(domains[domain]!);
       },
     },
   };
 }
 
 describe('the TLS ask decision (spec §15)', () => {
-  it('one answer per kind of host: apex yes, listen address no, site when live, external (until custom domains) and unknown no', async () => {
-    const facts = { liveSite: async (path: string) => path === 'docs/app', livePreview: async () => false, retainedRevision: async () => false };
+  it('one answer per kind of host: apex yes, listen address no, site when live, external when a live site\'s custom domain, unknown no', async () => {
+    const facts = {
+      liveSite: async (path: string) => path === 'docs/app',
+      liveDomain: async (name: string) => name === 'docs.acme.com',
+      livePreview: async () => false,
+      retainedRevision: async () => false,
+    };
     expect(certificateAllowed({ kind: 'apex', name: 'sites.test', direct: false }, names, facts)).toBe(true);
     expect(certificateAllowed({ kind: 'apex', name: '127.0.0.1', direct: true }, names, facts)).toBe(false);
     expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'app' }, apex: 'sites.test' }, names, facts)).toBe(true);
     expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'web' }, apex: 'sites.test' }, names, facts)).toBe(false);
     expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'app' }, apex: 'control.test' }, names, facts)).toBe(false);
-    expect(certificateAllowed({ kind: 'external', name: 'docs.acme.com' }, names, facts)).toBe(false);
+    expect(await certificateAllowed({ kind: 'external', name: 'docs.acme.com' }, names, facts)).toBe(true);
+    expect(await certificateAllowed({ kind: 'external', name: 'www.acme.com' }, names, facts)).toBe(false);
     expect(certificateAllowed({ kind: 'unknown' }, names, facts)).toBe(false);
   });
 
@@ -80,12 +93,22 @@ describe('the TLS ask decision (spec §15)', () => {
 
   it('names that cannot be ours cost no read-model lookup', async () => {
     const { readModel: rm, lookups } = readModel({ demo: 'live' });
-    const refused = ['', 'example.com', 'demo.other.test', 'a.b.c.d.sites.test', 'demo..sites.test', 'demo.sites.test.', 'demo.sites.test:443', '*.sites.test',
+    const refused = ['', 'a.b.c.d.sites.test', 'demo..sites.test', 'demo.sites.test.', 'demo.sites.test:443', '*.sites.test',
       '10.0.0.1', '[::1]', 'localhost', '127.0.0.1', 'x'.repeat(300), 'demo.control.test', 'de_mo.sites.test'];
     for (const d of refused) expect(await askCertificate({ queries: rm }, names, d), d).toBe(false);
     expect(lookups).toEqual([]);
     expect(await askCertificate({ queries: rm }, names, 'demo.sites.test')).toBe(true);
     expect(lookups).toEqual(['demo']);
+  });
+
+  it('a name under no apex costs one lookup, by custom domain, and is allowed only for a live site\'s (spec §15)', async () => {
+    const { readModel: rm, lookups } = readModel({ 'docs/app': 'live', 'docs/old': 'quarantined' }, { 'docs.acme.com': 'docs/app', 'old.acme.com': 'docs/old' });
+    const answer = (d: string) => askCertificate({ queries: rm }, names, d);
+    expect(await answer('docs.acme.com')).toBe(true);
+    expect(await answer('DOCS.ACME.COM')).toBe(true);
+    expect(await answer('old.acme.com')).toBe(false);
+    expect(await answer('example.com')).toBe(false);
+    expect(lookups).toEqual(['domain:docs.acme.com', 'domain:docs.acme.com', 'domain:old.acme.com', 'domain:example.com']);
   });
 });
 

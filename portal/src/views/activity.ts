@@ -39,6 +39,8 @@ const VERBS: Record<string, string> = {
   PreviewPublished: 'published a preview of',
   PreviewRemoved: 'removed a preview of',
   PreviewExpired: 'expired a preview of',
+  DomainAttached: 'attached a custom domain to',
+  DomainDetached: 'detached a custom domain from',
   KeyIssued: 'created a key',
   KeyRevoked: 'revoked a key',
   KeyUsed: 'used a key',
@@ -105,6 +107,7 @@ function details(e: Activity): Child[] {
     const meta = d.meta as { title?: string } | undefined;
     if (meta?.title) out.push(h('span', { class: 'muted' }, `title “${meta.title}”`));
   }
+  if ((e.type === 'DomainAttached' || e.type === 'DomainDetached') && typeof d.domain === 'string') out.push(h('span', null, d.domain));
   if (e.type === 'KeyIssued') out.push(h('a', { href: '/keys', class: 'entry-link' }, `“${String(d.name)}” #${String(d.id)}`), d.admin ? h('span', { class: 'badge admin' }, 'Admin') : null);
   if (e.type === 'KeyRevoked') out.push(h('a', { href: '/keys', class: 'entry-link' }, `key #${String(d.id)}`));
   if (e.type === 'ConnectionGranted') out.push(h('span', null, String(d.clientName ?? '')), h('span', { class: 'muted' }, `for ${String(d.user ?? '')}`));

@@ -15,6 +15,7 @@ import { renderHistoryTab } from './history.ts';
 import { renderSiteStorageTab } from './storage.ts';
 import { editMetadata, unpublishSite } from './site-actions.ts';
 import { renderPreviews } from './previews.ts';
+import { domainsValue } from './site-domains.ts';
 import { openUploadDialog } from './upload.ts';
 
 type Tab = 'files' | 'compare' | 'history' | 'storage';
@@ -172,7 +173,7 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
     breadcrumbs(site.group, groupHref, site.slug),
     h('div', { class: 'page-head site-head' }, h('h1', null, favicon(site), site.title, hiddenBadge(site)), liveLink(site)),
     actions,
-    metadata(site),
+    metadata(site, domainsValue(site, me.is_admin, reload)),
     previewsBox,
     tablist,
     panel,
@@ -181,7 +182,7 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
   show(tab);
 }
 
-function metadata(site: Site): HTMLElement {
+function metadata(site: Site, domains: HTMLElement | null): HTMLElement {
   const row = (term: string, value: Node | string | null | undefined) =>
     value === undefined || value === null || value === '' ? null : [h('dt', null, term), h('dd', null, value)];
   return h(
@@ -189,6 +190,7 @@ function metadata(site: Site): HTMLElement {
     { class: 'meta-list' },
     row('Path', h('code', null, sitePath(site))),
     row('Live URL', site.url ? h('a', { href: site.url, target: '_blank', rel: 'noopener' }, site.url) : undefined),
+    row('Custom domains', domains),
     row('Description', site.description),
     row('Date', site.date),
     row('Tags', site.tags?.length ? site.tags.join(', ') : undefined),

@@ -18,11 +18,6 @@ const MAX_META_BYTES = 64 * 1024;
  * the whole body is parsed (a bad trailing part still cancels the publish).
  */
 export async function handlePreviewRequest(api: ApiContext, ctx: Context, identity: Identity, site: string, name: string): Promise<PreviewResult> {
-  const type = ctx.get('content-type');
-  if (!/^multipart\/form-data/i.test(type)) throw new UnsupportedMediaTypeError('send multipart/form-data with a bundle or index file (and optionally a meta part)');
-  const limit = api.config.maxUploadBytes;
-  if (Number(ctx.get('content-length') || 0) > limit) throw new TooLargeError(`the upload is larger than ${limit} bytes`);
-
   let deliver!: (files: AsyncIterable<IncomingFile>) => void;
   let refuse!: (err: unknown) => void;
   const ready = new Promise<AsyncIterable<IncomingFile>>((resolve, reject) => {
@@ -37,6 +32,19 @@ export async function handlePreviewRequest(api: ApiContext, ctx: Context, identi
   let parsed: Promise<void> = Promise.resolve();
   // Authorized (and the name checked) before the body is touched: a refusal reads nothing.
   const publishing = publishPreview(api.deps, identity, { site, name, meta: () => meta, files, beforeCommit: () => parsed });
+
+  // A body this route cannot take is refused as the publish's files, so a caller without the
+  // capability hears 403 first (spec §2), whatever it sent.
+  const limit = api.config.maxUploadBytes;
+  const unfit = !/^multipart\/form-data/i.test(ctx.get('content-type'))
+    ? new UnsupportedMediaTypeError('send multipart/form-data with a bundle or index file (and optionally a meta part)')
+    : Number(ctx.get('content-length') || 0) > limit
+      ? new TooLargeError(`the upload is larger than ${limit} bytes`)
+      : undefined;
+  if (unfit) {
+    refuse(unfit);
+    return await publishing;
+  }
 
   const upload = receiveUpload(
     ctx,

@@ -23,7 +23,7 @@ const BULK_LOAD = 1_000;
  * `apply` runs as one IMMEDIATE transaction, so the documents and the checkpoint are
  * stored together or not at all, and two projectors never interleave.
  */
-export function openSqliteReadModel(file: string): ReadModel {
+export function openSqliteReadModel(file: string, opts: { readonly parsedMax?: number } = {}): ReadModel {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');
@@ -38,7 +38,7 @@ export function openSqliteReadModel(file: string): ReadModel {
   // rebuilds the same one), so the cache stays exact across processes. Bounded (least
   // recently used out): unbounded, it came to hold every site once the listings had touched
   // them all, about 1 KB of heap a site (100 MB at 100,000 sites).
-  const parsed = new LRUCache<string, { revision: number; doc: SiteDoc }>({ max: PARSED_MAX });
+  const parsed = new LRUCache<string, { revision: number; doc: SiteDoc }>({ max: opts.parsedMax ?? PARSED_MAX });
   const parseRow = (row: DocRow): SiteDoc => {
     const hit = parsed.get(row.stream);
     return hit && hit.revision === row.revision ? hit.doc : (JSON.parse(row.doc) as SiteDoc);

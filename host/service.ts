@@ -28,10 +28,12 @@ import { PublishGate } from '../app/gate.ts';
 import { recordKeyUse } from '../app/keys/record-key-use.ts';
 import { purgeExpired } from '../app/jobs/purge-expired.ts';
 import { ManifestCache } from '../app/queries/manifest-cache.ts';
+import { ListingTree } from '../app/queries/listing-tree.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
 import { classifyHost } from '../domain/hosts.ts';
-import { hostLabels, parseSitePath, type SiteAddress } from '../domain/paths.ts';
+import { parseSitePath, type SiteAddress } from '../domain/paths.ts';
+import { siteHostLabels, type Variant } from '../domain/site/previews.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { hostNames, listenHostNames } from './hosts.ts';
@@ -98,19 +100,19 @@ export async function createService(config: Config, options: { project: 'run' | 
     const showPort = config.publicScheme === 'http' && port !== defaultPort;
     return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
   };
-  const siteUrl = (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`;
+  const siteUrl = (address: SiteAddress, variant?: Variant) => `${origin(`${siteHostLabels(address, variant)}.${config.baseDomain}`)}/`;
   // Deliveries: 10 s for the whole request (spec §16), an answer read up to 64 KiB (only an excerpt is kept).
   const webhookOutbound = createOutbound({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-webhooks' });
   // A payload's site URL, remembered per site path (and port: it is known once the service
   // listens): a run of deliveries names the same few sites over and over, and parsing the
   // path each time showed in the sender's profile.
   const siteUrls = new Map<string, string>();
-  const webhookSiteUrl = (path: string): string => {
-    const key = `${publicPort()} ${path}`;
+  const webhookSiteUrl = (path: string, variant?: Variant): string => {
+    const key = `${publicPort()} ${path} ${variant ? JSON.stringify(variant) : ''}`;
     let url = siteUrls.get(key);
     if (url === undefined) {
       if (siteUrls.size >= 1024) siteUrls.clear();
-      url = siteUrl(parseSitePath(path));
+      url = siteUrl(parseSitePath(path), variant);
       siteUrls.set(key, url);
     }
     return url;
@@ -123,6 +125,7 @@ export async function createService(config: Config, options: { project: 'run' | 
         )
       : undefined;
   if (sender) projector.onCommitted(() => sender.projected());
+  const shapes = new SiteShapes(siteUrl);
   const deps: AppDeps = {
     events: stack.events,
     queries: stack.readModel,
@@ -135,13 +138,16 @@ export async function createService(config: Config, options: { project: 'run' | 
       mcpEnabled: config.mcp.enabled,
       deletedSiteTtlMs: config.deletedSiteTtlMs,
       mcpApprovers: config.mcp.allowedUsers,
+      previewTtlMs: config.previews.ttlMs,
+      maxPreviewsPerSite: config.previews.maxPerSite,
       serviceNames: [...new Set([config.baseDomain, ...config.aliasDomains, config.controlDomain])],
     },
     siteUrl,
     // The instance's caches: two services in one process (as the tests run them) share none.
     manifests: new ManifestCache(stack.blobs),
-    shapes: new SiteShapes(siteUrl),
+    shapes,
     listings: new SiteListCache(LISTING_CACHE_BYTES),
+    listingTree: new ListingTree(stack.readModel, (doc, admin) => shapes.json(doc, admin)),
     activity: stack.activity,
     webhooks: stack.webhooks,
     webhookOutbound,
@@ -277,9 +283,17 @@ export async function startHttp(service: Service): Promise<Server> {
     // A custom domain is a site's host, so its own /tls/ask is the site's file, not the ask.
     if (target.kind === 'unknown' && isTlsAsk(req.url)) return void apexHandler(req, res);
     // A name under no apex may be a site's custom domain (spec §15): served as that site's host, never as the apex.
-    if (target.kind === 'site' || target.kind === 'external') {
-      const orElse = isTlsAsk(req.url) ? () => void apexHandler(req, res) : undefined;
-      const served = target.kind === 'site' ? sites.serve(target.address, req, res) : sites.serveDomain(target.name, req, res, orElse);
+    // Previews and permalinks (spec §14) are publisher content like the site: the same lean handler, never the apex.
+    if (target.kind === 'site' || target.kind === 'external' || target.kind === 'preview' || target.kind === 'permalink') {
+      const orElse = target.kind === 'external' && isTlsAsk(req.url) ? () => void apexHandler(req, res) : undefined;
+      const served =
+        target.kind === 'site'
+          ? sites.serve(target.address, req, res)
+          : target.kind === 'preview'
+            ? sites.serve(target.address, req, res, { kind: 'preview', name: target.name })
+            : target.kind === 'permalink'
+              ? sites.serve(target.address, req, res, { kind: 'permalink', number: target.number })
+              : sites.serveDomain(target.name, req, res, orElse);
       served.catch((err) => {
         service.log.error('serving failed', { error: String(err) });
         try {

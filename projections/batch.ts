@@ -21,6 +21,8 @@ export type BatchFold = {
   readonly streams: number;
   /** Every stream whose record moved past what was stored, with the stored record it started from. */
   changes(): StreamChange[];
+  /** Every stream's record as the batch leaves it, moved or not (the events of a record already ahead move nothing). */
+  records(): Iterable<StreamRecord>;
 };
 
 export function batchFold(): BatchFold {
@@ -60,6 +62,9 @@ export function batchFold(): BatchFold {
         if (after !== was) out.push({ before: was, after });
       }
       return out;
+    },
+    records() {
+      return current.values();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { ConnectionDoc, KeyDoc, OAuthClientDoc, SiteDoc } from './documents.ts';
+import type { VersionedTreeNode } from './site-tree.ts';
 
 export type SiteSort = 'date' | 'title' | 'slug';
 
@@ -23,6 +24,13 @@ export type SiteListResult = {
   readonly all: readonly SiteDoc[];
 };
 
+/** The group tree's nodes written after a version, and the version of the whole. */
+export type SiteTreeChanges = {
+  /** The listing's version ('' before any site): see `Queries.listingVersion`. */
+  readonly version: string;
+  readonly nodes: readonly VersionedTreeNode[];
+};
+
 /**
  * What the use cases read of the projected documents. Answers are as of the checkpoint the
  * projector last committed; `checkpoint()` names it, so an answer cached under it is exact
@@ -35,6 +43,24 @@ export interface Queries {
   /** The live or quarantined site at this full path. */
   getSite(path: string): Promise<SiteDoc | undefined>;
   listSites(query: SiteQuery): Promise<SiteListResult>;
+  /** The page of `listSites(query)` alone: no count, no list of every match (an unfiltered listing takes those from the tree). */
+  sitePage(query: SiteQuery): Promise<SiteDoc[]>;
+  /** The live or quarantined sites at these full paths, in any order; absent ones left out. */
+  getSites(paths: readonly string[]): Promise<SiteDoc[]>;
+  /**
+   * The version of everything `GET /api/sites` shows: the position key of the last batch
+   * that changed a live site (each such batch rewrites a node of the group tree), '' before
+   * any. It moves with every listed change and only then, so an answer kept under it is
+   * exact while it stays, and it stays while events that list nothing (key uses, the trash)
+   * move the checkpoint. Only versions the checkpoint covers count.
+   */
+  listingVersion(): Promise<string>;
+  /**
+   * The nodes of the listing's group tree (projections/site-tree.ts) written after `since`
+   * (every node when undefined), as of `version`. A node that lost its last site is not
+   * reported: its parent, rewritten in the same batch, no longer names it.
+   */
+  siteTree(since?: string): Promise<SiteTreeChanges>;
   /** Quarantined sites, most recently deleted first. */
   listQuarantined(): Promise<SiteDoc[]>;
   /**
@@ -58,4 +84,10 @@ export interface Queries {
    * of the expiry job. An indexed range query in every adapter.
    */
   listExpiredUnusedOAuthClients(by: string, limit: number): Promise<OAuthClientDoc[]>;
+  /**
+   * Sites (live or in the trash) with a preview whose `expiresAt` is at or before `by` (an
+   * ISO-8601 UTC time), the earliest expiry first (then by path), at most `limit`: the
+   * candidates of the preview expiry job (spec §14). An indexed range query in every adapter.
+   */
+  listSitesWithExpiredPreviews(by: string, limit: number): Promise<SiteDoc[]>;
 }

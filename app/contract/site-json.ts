@@ -77,6 +77,7 @@ export class SiteShapes {
       ...(doc.updatedBy && audience === 'admin' ? { updated_by: doc.updatedBy } : {}),
       ...(doc.deletedAt ? { deleted_at: doc.deletedAt } : {}),
       url: this.siteUrl({ group: doc.group, slug: doc.slug }),
+      previews: doc.previews?.length ?? 0,
       domains: [...(doc.domains ?? [])],
     };
   }
@@ -97,6 +98,25 @@ export class SiteShapes {
     tree(parts, buildTree(result.all, json));
     parts.push(Buffer.from(`,"count":${result.count}}`));
     return Buffer.concat(parts);
+  }
+
+  /** The start of an unfiltered listing's body: its page, up to the tree (`{"sites":[…],"tree":`). */
+  pageBytes(page: readonly SiteDoc[], reader: Identity): Buffer {
+    const probe = this.probe();
+    const audience = audienceOf(reader);
+    const parts: Buffer[] = [SITES];
+    list(parts, page.map((doc) => this.siteBytes(probe, doc, audience)));
+    parts.push(TREE);
+    return Buffer.concat(parts);
+  }
+
+  /**
+   * A site's JSON bytes as an admin (or anyone else) sees them, not kept: for the listing's
+   * tree, which keeps them compressed (app/queries/listing-tree.ts) and would otherwise hold
+   * every site twice.
+   */
+  json(doc: SiteDoc, admin: boolean): Buffer {
+    return Buffer.from(JSON.stringify(this.siteFor(doc, admin ? 'admin' : 'member')));
   }
 
   private siteBytes(probe: string, doc: SiteDoc, audience: Audience): Buffer {
@@ -125,8 +145,14 @@ function tree(parts: Buffer[], node: TreeNode<Buffer>): void {
   parts.push(NODE_END);
 }
 
-export function revisionJson(rev: RevisionInfo, current: boolean): Revision {
-  return { id: rev.id, current, created_at: revisionTime(rev.id), size: rev.size, files: rev.files };
+/** `Revision` (spec §3, §14); `permalink` makes its URL from its number (absent only on documents projected before numbers). */
+export function revisionJson(rev: RevisionInfo, current: boolean, permalink?: (number: number) => string): Revision {
+  const out: Revision = { id: rev.id, current, created_at: revisionTime(rev.id), size: rev.size, files: rev.files };
+  if (rev.number !== undefined) {
+    out.number = rev.number;
+    if (permalink) out.url = permalink(rev.number);
+  }
+  return out;
 }
 
 export function keyJson(key: KeyDoc): APIKey {

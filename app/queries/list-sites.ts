@@ -1,23 +1,82 @@
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Identity } from '../../domain/auth.ts';
 import type { SiteQuery } from '../../projections/queries.ts';
 import { seesHidden } from '../authorize.ts';
 import type { SiteQueryParams } from '../contract/site-query.ts';
 import type { AppDeps } from '../deps.ts';
+import { compressed, gzipOf, stored } from './gzip-segments.ts';
+
+/** The encodings a listing is answered in: gzip is how it is kept; the others are made from it. */
+export type ListingCoding = 'gzip' | 'br' | 'identity';
+
+/**
+ * A `GET /api/sites` answer before its body is made: `tag` names the answer (a strong
+ * validator: the listing's version and everything else the bytes depend on), so a client
+ * that holds it is answered 304 without any body being made; `body` makes or finds the
+ * bytes in an encoding. The tag names the bytes before encoding; the route adds the coding.
+ */
+export type ListingAnswer = {
+  readonly tag: string;
+  body(coding: ListingCoding): Promise<Buffer>;
+};
+
+/** gzip level of answers compressed whole (filtered listings, made once per version and query). */
+const WHOLE_LEVEL = 4;
 
 /**
  * `GET /api/sites` (spec §5): the page, the group tree of every match and the count, as the
- * JSON bytes of a `SitesResponse`. Anyone signed in; `hidden=true` counts for admins only.
+ * bytes of a `SitesResponse`. Anyone signed in; `hidden=true` counts for admins only.
  *
- * Bodies are kept by query while the read model's checkpoint stays (SiteListCache says why
- * that is exact). The answer depends on the normalized query (hidden sites are in it for
- * admins who asked, never otherwise, whoever asks), on the site URLs and on whether the
- * reader is an admin (`updated_by`); the whole query is the key, so a filter added to it
- * later is part of the key too.
+ * The answer depends on the normalized query (hidden sites are in it for admins who asked,
+ * never otherwise, whoever asks), on the site URLs and on whether the reader is an admin
+ * (`updated_by`), and on the read model only through what the listing's version covers
+ * (`Queries.listingVersion`), so bodies are kept by all of these and served while the
+ * version stays (SiteListCache says why that is exact).
+ *
+ * The unfiltered listing (every site in the tree) is made from the instance's copy of the
+ * group tree (ListingTree), whose pieces are compressed once and re-made only where a site
+ * changed: after a write, the answer costs the changed group's chunk and the page, not the
+ * sites. Filtered listings are made whole from their matches.
  */
-export async function listSites(deps: AppDeps, identity: Identity, input: SiteQueryParams): Promise<Buffer> {
-  const query = siteQuery(input, seesHidden(identity));
-  const key = JSON.stringify([query, deps.shapes.probe(), seesHidden(identity)]);
-  return deps.listings.answer(() => deps.queries.checkpoint(), key, async () => deps.shapes.listBody(await deps.queries.listSites(query), identity));
+export async function listSites(deps: AppDeps, identity: Identity, input: SiteQueryParams): Promise<ListingAnswer> {
+  const admin = seesHidden(identity);
+  const query = siteQuery(input, admin);
+  const key = JSON.stringify([query, deps.shapes.probe(), admin]);
+  const version = await deps.queries.listingVersion();
+  const tag = `${version.replace(/^0+/, '') || '0'}-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}`;
+  const read = () => deps.queries.listingVersion();
+  const filtered = query.q !== undefined || query.tag !== undefined || query.group !== undefined;
+  const gzip = (): Promise<Buffer> =>
+    deps.listings.answer(read, `${key}|gzip`, async () => (filtered ? gzipSync(await whole(), { level: WHOLE_LEVEL }) : unfiltered(deps, identity, query)), version);
+  const whole = (): Promise<Buffer> =>
+    deps.listings.answer(read, `${key}|identity`, async () => (filtered ? deps.shapes.listBody(await deps.queries.listSites(query), identity) : gunzipSync(await gzip())), version);
+  return {
+    tag,
+    body(coding) {
+      switch (coding) {
+        case 'gzip':
+          return gzip();
+        case 'identity':
+          return whole();
+        case 'br':
+          return deps.listings.answer(read, `${key}|br`, async () => brotliCompressSync(await whole(), { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }), version);
+        default: {
+          const never: never = coding;
+          return never;
+        }
+      }
+    },
+  };
+}
+
+/** The unfiltered listing, gzip-compressed: the page made now, the tree from the instance's pieces. */
+async function unfiltered(deps: AppDeps, identity: Identity, query: SiteQuery): Promise<Buffer> {
+  const [page] = await Promise.all([deps.queries.sitePage(query), deps.listingTree.sync()]);
+  const variant = { hidden: query.includeHidden, admin: seesHidden(identity) };
+  const head = deps.shapes.pageBytes(page, identity);
+  const tree = await deps.listingTree.segments(variant, deps.shapes.probe());
+  return gzipOf([compressed(head), ...tree, stored(Buffer.from(`,"count":${deps.listingTree.count(variant)}}`))]);
 }
 
 /** The read model's query for these parameters: `hidden=true` is honoured for admins only; for everyone else it is ignored. */

@@ -39,9 +39,10 @@ export class SiteListCache {
   /**
    * The answer for `key` at the read model's current checkpoint: the body computed at this
    * checkpoint if one is held, else `compute()`'s (kept if the checkpoint held still).
+   * `known`: the checkpoint as the caller already read it after the request arrived.
    */
-  async answer(checkpoint: () => Promise<string | undefined>, key: string, compute: () => Promise<Buffer>): Promise<Buffer> {
-    const before = await checkpoint();
+  async answer(checkpoint: () => Promise<string | undefined>, key: string, compute: () => Promise<Buffer>, ...known: [string | undefined] | []): Promise<Buffer> {
+    const before = known.length > 0 ? known[0] : await checkpoint();
     const hit = this.entries.get(key);
     if (hit && hit.checkpoint === before) {
       this.entries.delete(key);

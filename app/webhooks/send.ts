@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { OutboundHttp } from '../../domain/ports.ts';
 import type { AttemptRecord, DeliveryRecord, WebhookDeliveries, WebhookDoc } from '../../projections/webhooks.ts';
-import { payloadOf } from './payload.ts';
+import { payloadOf, type SiteUrlOf } from './payload.ts';
 import { RETRY_WINDOW_MS, retryDelay } from './schedule.ts';
 
 export type SendDeps = {
@@ -9,7 +9,7 @@ export type SendDeps = {
   /** The webhook outbound client: https only (unless private is allowed), no redirects, 10 s, bounded answer, address checked at each request. */
   readonly outbound: OutboundHttp;
   /** Public URL of a site by its path, for payloads. */
-  readonly siteUrl: (path: string) => string;
+  readonly siteUrl: SiteUrlOf;
   readonly now: () => Date;
   readonly random: () => number;
 };

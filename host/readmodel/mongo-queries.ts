@@ -1,7 +1,7 @@
 import type { Document, Filter, Sort } from 'mongodb';
 import type { SiteQuery } from '../../projections/read-model.ts';
 import { normalizedSearch } from './derive.ts';
-import { SITE_SORTS, siteListIndex, type StreamDocument } from './mongo-documents.ts';
+import { SITE_SORTS, siteListIndex, type StreamDocument, type TreeDocument } from './mongo-documents.ts';
 
 /**
  * Every query the MongoDB read model makes of its `streams` collection, with the index it
@@ -77,6 +77,13 @@ export const expiredUnusedClientsQuery = (by: string): FindSpec => ({
   hint: 'client_unused_expiry',
 });
 
+/** `listSitesWithExpiredPreviews`: the same selection and order as the SQLite adapter. */
+export const expiredPreviewsQuery = (by: string): FindSpec => ({
+  filter: { previewExpiresAt: { $exists: true, $lte: by } },
+  sort: { previewExpiresAt: 1, path: 1 },
+  hint: 'sites_preview_expiry',
+});
+
 /**
  * The pipeline that answers key or connection lookups: the documents `spec` selects, each
  * with the last use its usage stream recorded (joined on `key_use` or `connection_use`), in
@@ -91,3 +98,15 @@ export function withUsePipeline(kind: 'key' | 'connection', spec: FindSpec, from
     { $project: { _id: 0, doc: 1, used: { $first: '$use.doc.lastUsedAt' } } },
   ];
 }
+
+/** A query of the `site_tree` collection (mongo-tree.ts), with its index. */
+export type TreeFindSpec = { readonly filter: Filter<TreeDocument>; readonly sort?: Sort; readonly hint: string };
+
+/** The tree's nodes written after `since` (every node when undefined). */
+export const treeSinceQuery = (since: string | undefined): TreeFindSpec => ({ filter: since ? { version: { $gt: since } } : {}, hint: 'tree_version' });
+
+/** The listing's version: the newest node version the checkpoint (its `key`) covers; read with limit 1. */
+export const listingVersionQuery = (checkpointKey: string): TreeFindSpec => ({ filter: { version: { $lte: checkpointKey } }, sort: { version: -1 }, hint: 'tree_version' });
+
+/** Every live site, hidden or not (the tree's rebuild): the unfiltered listing's index by slug. */
+export const liveSitesQuery = (): FindSpec => ({ filter: { status: 'live', hidden: { $in: [false, true] } }, hint: siteListIndex('live', 'slug') });

@@ -20,16 +20,22 @@ import {
   connectionByIdQuery,
   connectionsQuery,
   expiredUnusedClientsQuery,
+  expiredPreviewsQuery,
   keyByIdQuery,
   keyByTokenQuery,
   keysQuery,
+  listingVersionQuery,
   withUsePipeline,
   quarantinedQuery,
   siteByDomainQuery,
+  siteListQuery,
+  treeSinceQuery,
   siteByPathQuery,
   type FindSpec,
 } from './mongo-queries.ts';
 import { siteLister } from './mongo-listing.ts';
+import { rebuildTree, TREE_INDEXES, updateTree, type TreeDocument } from './mongo-tree.ts';
+import { ROOT, treeStateOf } from '../../projections/site-tree.ts';
 import { CHECKPOINT_ID, writeChanges } from './mongo-write.ts';
 
 /** Candidates per `$in` query: keeps each command far below MongoDB's 16 MB limit. */
@@ -52,6 +58,7 @@ export async function openMongoReadModel(url: string): Promise<ReadModel> {
     await streams.createIndexes(STREAM_INDEXES);
     await dropIndexes(streams, OBSOLETE_STREAM_INDEXES);
     await db.collection<ManifestDocument>('manifest_blobs').createIndex({ blobs: 1 }, { name: 'manifest_blobs' });
+    await db.collection<TreeDocument>('site_tree').createIndexes(TREE_INDEXES);
     const { deploys, deployBlobs } = await deployCollections(db);
     return mongoReadModel(client, db, deploys, deployBlobs);
   } catch (err) {
@@ -106,7 +113,21 @@ function mongoReadModel(
   const manifests = db.collection<ManifestDocument>('manifest_blobs');
   const checkpoints = db.collection<CheckpointDocument>('checkpoints');
   const leases = db.collection<LeaseDocument>('leases');
+  const tree = db.collection<TreeDocument>('site_tree');
   const lister = siteLister(streams);
+
+  /**
+   * The listing's version: the newest tree node version the checkpoint covers ('' before
+   * any). Nodes a batch wrote before its checkpoint (or before a crash) do not count until
+   * the checkpoint reaches them.
+   */
+  const listingVersion = async (): Promise<string> => {
+    const at = await checkpoints.findOne({ _id: CHECKPOINT_ID }, { projection: { key: 1 } });
+    if (at?.key === undefined) return '';
+    const spec = listingVersionQuery(at.key);
+    const newest = await tree.find(spec.filter, { projection: { version: 1 }, sort: spec.sort, hint: spec.hint, limit: 1 }).next();
+    return newest?.version ?? '';
+  };
 
   const docOf = async <T>(spec: FindSpec): Promise<T | undefined> => {
     const found = await streams.findOne(spec.filter, { projection: { doc: 1 }, hint: spec.hint });
@@ -127,6 +148,9 @@ function mongoReadModel(
 
   const beginBatch = async (): Promise<ProjectionBatch> => {
     const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
+    // A read model projected before the tree existed has a checkpoint and no root node: the
+    // tree is made once from its documents (the root is written then, even with no site).
+    if (before && !(await tree.findOne({ _id: ROOT }, { projection: { _id: 1 } }))) await rebuildTree(streams, tree, before.key ?? '');
     const fold = batchFold();
     // Each stream's newest event seen by the batch: what its document is stamped with.
     const newest = new Map<string, { revision: number; position: string }>();
@@ -150,10 +174,15 @@ function mongoReadModel(
           if (!seen) throw new Error(`projection batch changed ${stream} without an event of it`);
           return positionKey(seen.position);
         };
-        // Documents first, then the checkpoint: a crash in between leaves documents ahead
-        // of the checkpoint, which the revision guards make harmless when the events come again.
+        const key = positionKey(checkpoint);
+        // Documents, then the tree nodes, then the checkpoint: a crash in between leaves
+        // documents (and perhaps some nodes) ahead of the checkpoint. When the events come
+        // again the revision guards keep the documents, and the tree is set from the stored
+        // state of every site the batch touched (treeStateOf), moved or not, so the nodes
+        // come back in line within that batch (mongo-tree.ts says why that is idempotent).
         await writeChanges(streams, fold.changes(), stamp);
-        await compareAndSetCheckpoint(checkpoints, before, checkpoint, positionKey(checkpoint));
+        await updateTree(tree, treeStateOf(fold.records()), key);
+        await compareAndSetCheckpoint(checkpoints, before, checkpoint, key);
       },
     };
   };
@@ -189,6 +218,29 @@ function mongoReadModel(
 
     getSite: (path) => docOf<SiteDoc>(siteByPathQuery(path)),
     listSites: (query) => lister.list(query),
+    async sitePage(query) {
+      const spec = siteListQuery(query);
+      const found = streams.find(spec.filter, { projection: { _id: 0, doc: 1 }, hint: spec.hint, ...(spec.sort ? { sort: spec.sort } : {}), skip: query.offset, limit: query.limit });
+      return (await found.toArray()).map((d) => d.doc as SiteDoc);
+    },
+    async getSites(paths) {
+      const out: SiteDoc[] = [];
+      for (let i = 0; i < paths.length; i += CHUNK) {
+        const found = streams.find({ path: { $in: paths.slice(i, i + CHUNK) } }, { projection: { _id: 0, doc: 1 }, hint: siteByPathQuery('').hint });
+        for await (const d of found) if (d.doc) out.push(d.doc as SiteDoc);
+      }
+      return out;
+    },
+    listingVersion,
+    async siteTree(since) {
+      // The version first: nodes written after it are read too (ahead of the checkpoint, as the
+      // documents they name are): the reader asks again from this version, so it reads them
+      // again once the checkpoint covers them.
+      const version = await listingVersion();
+      const spec = treeSinceQuery(since);
+      const nodes = await tree.find(spec.filter, { hint: spec.hint }).toArray();
+      return { version, nodes: nodes.map((d) => ({ version: d.version, node: d.node })) };
+    },
     listQuarantined: () => docsOf<SiteDoc>(quarantinedQuery()),
     async siteByDomain(domain) {
       // At most one by the claims; two would mean the log says otherwise, and then none is guessed at.
@@ -203,6 +255,7 @@ function mongoReadModel(
     listConnections: () => connectionsOf(connectionsQuery()),
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>(clientByIdQuery(clientId)),
     listExpiredUnusedOAuthClients: (by, limit) => docsOf<OAuthClientDoc>(expiredUnusedClientsQuery(by), limit),
+    listSitesWithExpiredPreviews: (by, limit) => docsOf<SiteDoc>(expiredPreviewsQuery(by), limit),
 
     async indexManifest(manifest, blobs) {
       // A manifest's content never changes, so the first complete insert is the answer for
@@ -266,6 +319,7 @@ function mongoReadModel(
 
     async reset() {
       await streams.deleteMany({});
+      await tree.deleteMany({});
       await checkpoints.deleteMany({});
       lister.forget();
     },

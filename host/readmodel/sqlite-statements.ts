@@ -34,8 +34,8 @@ export function prepareStatements(db: Database.Database) {
     delTags: db.prepare(`DELETE FROM site_tags WHERE stream = ?`),
     delRevisions: db.prepare(`DELETE FROM revisions WHERE stream = ?`),
     putSite: db.prepare(
-      `INSERT INTO sites (stream, revision, path, grp, slug, title_lc, desc_lc, date, undated, hidden, status, updated_at, deleted_at, doc)
-       VALUES (@stream, @revision, @path, @grp, @slug, @title_lc, @desc_lc, @date, @undated, @hidden, @status, @updated_at, @deleted_at, @doc)`,
+      `INSERT INTO sites (stream, revision, path, grp, slug, title_lc, desc_lc, date, undated, hidden, status, updated_at, deleted_at, preview_expires, doc)
+       VALUES (@stream, @revision, @path, @grp, @slug, @title_lc, @desc_lc, @date, @undated, @hidden, @status, @updated_at, @deleted_at, @preview_expires, @doc)`,
     ),
     putTag: db.prepare(`INSERT INTO site_tags (stream, tag, tag_lc) VALUES (?, ?, ?)`),
     delTag: db.prepare(`DELETE FROM site_tags WHERE stream = ? AND tag = ?`),
@@ -51,7 +51,16 @@ export function prepareStatements(db: Database.Database) {
     anySite: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM sites LIMIT 1`),
     siteDocs: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE stream IN (SELECT value FROM json_each(?))`),
     getSite: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE path = ?`),
+    sitesByPath: db.prepare<[string], DocRow>(`SELECT stream, revision, doc FROM sites WHERE path IN (SELECT value FROM json_each(?))`),
+    treeNodes: db.prepare<[string], { path: string; doc: string }>(`SELECT path, doc FROM site_tree WHERE path IN (SELECT value FROM json_each(?))`),
+    putTreeNode: db.prepare(`INSERT INTO site_tree (path, version, doc) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET version = excluded.version, doc = excluded.doc`),
+    delTreeNode: db.prepare(`DELETE FROM site_tree WHERE path = ?`),
+    treeSince: db.prepare<[string], { path: string; version: string; doc: string }>(`SELECT path, version, doc FROM site_tree WHERE version > ?`),
+    listingVersion: db.prepare<[], { version: string | null }>(`SELECT max(version) AS version FROM site_tree`),
     quarantined: db.prepare<[], DocRow>(`SELECT stream, revision, doc FROM sites WHERE status = 'quarantined' ORDER BY deleted_at DESC, path ASC`),
+    expiredPreviews: db.prepare<[string, number], DocRow>(
+      `SELECT stream, revision, doc FROM sites WHERE preview_expires IS NOT NULL AND preview_expires <= ? ORDER BY preview_expires ASC, path ASC LIMIT ?`,
+    ),
 
     delKey: db.prepare(`DELETE FROM keys WHERE stream = ?`),
     putKey: db.prepare(`INSERT INTO keys (stream, id, token_hash, doc) VALUES (?, ?, ?, ?)`),

@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import type { Recorded } from '../../domain/events.ts';
 import { batchFold, type StreamChange } from '../../projections/batch.ts';
+import { positionKey } from '../../projections/positions.ts';
+import { applyTreeChanges, treeChangesOf, treeNodesOf, type TreeNodeDoc } from '../../projections/site-tree.ts';
 import { withLastUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
 import type { ReadModel, SiteListResult, SiteQuery } from '../../projections/read-model.ts';
 import { sqliteDeploys } from './sqlite-deploys.ts';
@@ -55,30 +57,56 @@ export function openSqliteReadModel(file: string): ReadModel {
     }
     return loaded;
   };
-  /** Writes the changes; returns the site documents written, for the parse cache once committed. */
-  const store = (changes: readonly StreamChange[]): StreamRecord[] => {
+  /**
+   * Writes the changes and the group tree nodes they move, stamped with the batch's position;
+   * returns the site documents written, for the parse cache once committed.
+   */
+  const store = (changes: readonly StreamChange[], checkpoint: string): StreamRecord[] => {
     const bulk = changes.length >= BULK_LOAD && s.anySite.get() === undefined;
     if (bulk) for (const index of SITE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index.name}`);
     const sites: StreamRecord[] = [];
-    for (const change of changes) if (writer.write(change) && change.after.kind === 'site' && change.after.doc) sites.push(change.after);
+    const written: StreamChange[] = [];
+    for (const change of changes) {
+      if (!writer.write(change) || change.after.kind !== 'site') continue;
+      written.push(change);
+      if (change.after.doc) sites.push(change.after);
+    }
+    storeTree(written, checkpoint);
     if (bulk) for (const index of SITE_INDEXES) db.exec(index.sql);
     return sites;
   };
+  const storeTree = (changes: readonly StreamChange[], checkpoint: string): void => {
+    const tree = treeChangesOf(changes);
+    if (tree.length === 0) return;
+    const loaded = new Map<string, TreeNodeDoc>();
+    for (const row of s.treeNodes.all(JSON.stringify(treeNodesOf(tree)))) loaded.set(row.path, JSON.parse(row.doc) as TreeNodeDoc);
+    const version = positionKey(checkpoint);
+    for (const [path, node] of applyTreeChanges(loaded, tree)) {
+      if (node) s.putTreeNode.run(path, version, JSON.stringify(node));
+      else s.delTreeNode.run(path);
+    }
+  };
+  /**
+   * Refreshes the parsed documents a reader already holds with those a batch wrote. Only those:
+   * a replay or a catch-up writes every site, and keeping each would hold 100,000 documents
+   * in memory (about half of a replay's peak RSS at that size) for listings that may never
+   * ask for them; the unfiltered listing reads the group tree, not the documents.
+   */
   const remember = (sites: readonly StreamRecord[]): void => {
-    for (const r of sites) parsed.set(r.stream, { revision: r.revision, doc: r.doc as SiteDoc });
+    for (const r of sites) if (parsed.has(r.stream)) parsed.set(r.stream, { revision: r.revision, doc: r.doc as SiteDoc });
   };
 
   const applyTx = db.transaction((events: readonly Recorded[], checkpoint: string) => {
     const fold = batchFold();
     fold.add(events, load(fold.missing(events)));
-    const sites = store(fold.changes());
+    const sites = store(fold.changes(), checkpoint);
     s.putCheckpoint.run(checkpoint);
     return sites;
   });
   const commitTx = db.transaction((changes: readonly StreamChange[], from: string | undefined, checkpoint: string) => {
     // Loads ran outside this transaction; an unmoved checkpoint says no other projector wrote since.
     if (s.checkpoint.get()?.position !== from) throw new Error('projection checkpoint moved by another projector while this batch was built; the batch was not committed');
-    const sites = store(changes);
+    const sites = store(changes, checkpoint);
     s.putCheckpoint.run(checkpoint);
     return sites;
   });
@@ -129,6 +157,24 @@ export function openSqliteReadModel(file: string): ReadModel {
       const all = readTx(() => siteDocs(db.prepare<[Record<string, string>], { stream: string; revision: number }>(sql).all(params)));
       return { page: all.slice(query.offset, query.offset + query.limit), count: all.length, all };
     },
+    async sitePage(query: SiteQuery) {
+      const { sql, params } = siteListSql(query);
+      const paged = `${sql} LIMIT @limit OFFSET @offset`;
+      return readTx(() => siteDocs(db.prepare<[Record<string, string | number>], { stream: string; revision: number }>(paged).all({ ...params, limit: query.limit, offset: query.offset })));
+    },
+    async getSites(paths) {
+      if (paths.length === 0) return [];
+      return s.sitesByPath.all(JSON.stringify(paths)).map(siteDoc);
+    },
+    async listingVersion() {
+      return s.listingVersion.get()?.version ?? '';
+    },
+    async siteTree(since) {
+      return readTx(() => ({
+        version: s.listingVersion.get()?.version ?? '',
+        nodes: s.treeSince.all(since ?? '').map((r) => ({ version: r.version, node: JSON.parse(r.doc) as TreeNodeDoc })),
+      }));
+    },
     async listQuarantined() {
       return s.quarantined.all().map(siteDoc);
     },
@@ -159,6 +205,9 @@ export function openSqliteReadModel(file: string): ReadModel {
     },
     async listExpiredUnusedOAuthClients(by, limit) {
       return s.expiredUnusedClients.all(by, limit).map((r) => JSON.parse(r.doc) as OAuthClientDoc);
+    },
+    async listSitesWithExpiredPreviews(by, limit) {
+      return s.expiredPreviews.all(by, limit).map(siteDoc);
     },
     async indexManifest(manifest, blobs) {
       s.indexManifest.run(manifest, JSON.stringify(blobs));

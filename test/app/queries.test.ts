@@ -36,7 +36,7 @@ beforeAll(async () => {
   return () => app.close();
 });
 
-const listing = async (who: typeof admin, query: Record<string, string> = {}) => JSON.parse((await listSites(app.deps, who, parseQuery(SiteQueryParams, query))).toString('utf8'));
+const listing = async (who: typeof admin, query: Record<string, string> = {}) => JSON.parse((await (await listSites(app.deps, who, parseQuery(SiteQueryParams, query))).body('identity')).toString('utf8'));
 
 describe('queries', () => {
   it('me says who asks and what the instance offers', async () => {

@@ -8,16 +8,14 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'node:http';
-import { Projector } from '../../host/projector.ts';
-import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
-import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import { percentile } from '../support/load.ts';
 import { startService } from '../support/service.ts';
+import { replayInChild } from './scale.ts';
 import { seedSite, seedSites } from './seed.ts';
 import { fmt, timed } from './support.ts';
 import type { Row } from './table.ts';
 
-export type ListingParams = { readonly sites: number; readonly rounds: number; readonly queriesEach: number };
+export type ListingParams = { readonly sites: number; readonly rounds: number; readonly queriesEach: number; readonly runs: number };
 
 function get(agent: Agent, port: number, path: string, key: string): Promise<{ status: number; body: string }> {
   return send(agent, port, 'GET', path, key);
@@ -104,38 +102,20 @@ export async function benchListingAndReplay(p: ListingParams, log: (s: string) =
       await svc.stop();
     }
 
-    log('replaying');
-    const events = openSqliteEventStore(join(dataDir, 'events.sqlite'));
-    const readModel = openSqliteReadModel(join(dataDir, 'readmodel.sqlite'));
-    try {
-      // CPU seconds of this process beside the wall clock: the disk and the other core's load move the latter.
-      const cpu = async <T>(fn: () => Promise<T>) => {
-        const before = process.cpuUsage();
-        const r = await timed(fn);
-        const used = process.cpuUsage(before);
-        return { ...r, cpuS: (used.user + used.system) / 1e6 };
-      };
-      const read = await cpu(async () => {
-        let n = 0;
-        for (let after: string | undefined; ; ) {
-          const page = await events.readAll(after, 500);
-          if (page.length === 0) return n;
-          n += page.length;
-          after = page[page.length - 1]!.position;
-        }
-      });
-      const replay = await cpu(async () => {
-        await readModel.reset();
-        return new Projector(events, readModel, { holder: 'bench' }).catchUp();
-      });
-      if (replay.value !== read.value) throw new Error(`replay applied ${replay.value} events, the log holds ${read.value}`);
-      const rate = (r: { value: number; ms: number }) => r.value / (r.ms / 1000);
-      const took = (r: { ms: number; cpuS: number }) => `${fmt(r.ms / 1000, 2)} s, CPU ${fmt(r.cpuS, 2)} s`;
-      rows.push({ section: 'Replay', what: `rebuild the read model from ${read.value} events (reset + catch-up)`, value: `${Math.round(rate(replay))} events/s (${took(replay)})`, reference: `readAll only: ${Math.round(rate(read))} events/s (${took(read)})`, ratio: rate(replay) / rate(read) });
-    } finally {
-      await events.close();
-      await readModel.close();
-    }
+    log(`replaying (${p.runs} runs, in a process of its own)`);
+    const r = await replayInChild(dataDir, p.runs);
+    const rate = (ms: number) => r.events / (ms / 1000);
+    const ratios = r.replays.map((ms, i) => r.reads[i]! / ms);
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    rows.push({
+      section: 'Replay',
+      what: `rebuild the read model from ${r.events} events (reset + catch-up; median of ${r.replays.length}, ratios ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+      value: `${Math.round(rate(median(r.replays)))} events/s (${fmt(median(r.replays) / 1000, 2)} s), peak RSS ${fmt(r.peakMb)} MB`,
+      reference: `readAll only: ${Math.round(rate(median(r.reads)))} events/s (${fmt(median(r.reads) / 1000, 2)} s)`,
+      ratio: median(ratios),
+      target: '≥ 0.5×',
+      ok: median(ratios) >= 0.5,
+    });
   } finally {
     await rm(seedDir, { recursive: true, force: true });
     await rm(dataDir, { recursive: true, force: true });

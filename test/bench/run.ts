@@ -6,6 +6,9 @@
  * BENCH_DURATION_S (per server and file, split over the BENCH_RUNS serving rounds), BENCH_RSS_FILES (the CLI memory row),
  * BENCH_ONLY=publish,deploys,serving,listing,startup,tls,activity,webhooks; BENCH_TLS_ASKS (names asked in the TLS ask rows);
  * BENCH_ACTIVITY_EVENTS (the activity log's size, 1,000,000), BENCH_DELIVERIES (publishes delivered, 1,000).
+ * The scale section (BENCH_ONLY=scale; in BENCH_FULL, not in the quick run: about 15 minutes)
+ * measures at BENCH_SCALE_SITES (1000,10000,100000) with 1 publish per site at 1,000, 10
+ * at 10,000 (about 120,000 events) and 8 at 100,000 (about 1,000,000 events).
  */
 import '../support/localhost-dns.ts';
 import { readFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { benchActivity } from './activity.ts';
 import { benchDeploys } from './deploys.ts';
 import { benchListingAndReplay } from './listing.ts';
 import { benchPublish } from './publish.ts';
+import { benchScale } from './scale.ts';
 import { benchServing } from './serving.ts';
 import { benchStartup } from './startup.ts';
 import { benchTlsAsk } from './tls-ask.ts';
@@ -36,7 +40,7 @@ const params = {
   rounds: num('BENCH_ROUNDS', full ? 5 : 1),
   durationMs: num('BENCH_DURATION_S', full ? 10 : 5) * 1000,
 };
-const only = new Set((env.BENCH_ONLY ?? 'publish,deploys,serving,listing,startup,tls,activity,webhooks').split(','));
+const only = new Set((env.BENCH_ONLY ?? `publish,deploys,serving,listing,startup,tls,activity,webhooks${full ? ',scale' : ''}`).split(','));
 const started = Date.now();
 const log = (s: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${s}\n`);
 
@@ -50,12 +54,20 @@ const rows: Row[] = [];
 if (only.has('publish')) rows.push(...(await benchPublish({ files: params.files, bytes: params.bytes, versions: params.versions, runs: params.runs }, log)));
 if (only.has('deploys')) rows.push(...(await benchDeploys({ files: params.files, bytes: params.bytes, runs: params.runs, rssFiles: num('BENCH_RSS_FILES', 10_000) }, log)));
 if (only.has('serving')) rows.push(...(await benchServing({ connections: 64, durationMs: params.durationMs, warmupMs: 1000, rounds: params.runs }, log)));
-if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50) }, log)));
+if (only.has('listing')) rows.push(...(await benchListingAndReplay({ sites: params.sites, rounds: params.rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50), runs: params.runs }, log)));
 if (only.has('startup')) rows.push(...(await benchStartup({ runs: params.runs }, log)));
 if (only.has('tls')) rows.push(...(await benchTlsAsk({ sites: params.sites, asks: num('BENCH_TLS_ASKS', full ? 20_000 : 5_000) }, log)));
 // The target is stated at 1,000,000 events, so the quick run measures there too (about 2 minutes, most of it filling the store).
 if (only.has('activity')) rows.push(...(await benchActivity({ events: num('BENCH_ACTIVITY_EVENTS', 1_000_000), queries: num('BENCH_QUERIES', 200) }, log)));
 if (only.has('webhooks')) rows.push(...(await benchWebhooks({ deliveries: num('BENCH_DELIVERIES', 1_000) }, log)));
+
+if (only.has('scale')) {
+  const sizes = (env.BENCH_SCALE_SITES ?? '1000,10000,100000').split(',').map(Number);
+  const rounds = (sites: number) => (sites >= 100_000 ? 8 : sites >= 10_000 ? 10 : 1);
+  // BENCH_SCALE_SEEDED=100000=/dev/shm/dir,…: data dirs seeded before (seed.ts, same size and rounds), copied instead of seeded again.
+  const seededDirs = new Map((env.BENCH_SCALE_SEEDED ?? '').split(',').filter(Boolean).map((kv) => [Number(kv.split('=')[0]), kv.slice(kv.indexOf('=') + 1)] as const));
+  rows.push(...(await benchScale({ sizes, rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50), runs: params.runs, roundRobinMs: full ? 5000 : 3000, seeded: (sites) => seededDirs.get(sites) }, log)));
+}
 
 const text = [
   `## Benchmark (${full ? 'full' : 'quick'} run, ${new Date().toISOString().slice(0, 10)})`,

@@ -62,7 +62,7 @@ function serviceEnv(port: number, dataDir: string): NodeJS.ProcessEnv {
 }
 
 /** One timed start of `sites serve`; stops it again. */
-async function timedStart(dataDir: string, path: string, host: (port: number) => string): Promise<number> {
+export async function timedStart(dataDir: string, path: string, host: (port: number) => string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, BIN, 'serve'], { env: serviceEnv(port, dataDir), stdio: 'ignore', cwd: ROOT });

@@ -6,8 +6,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Deploy, DeployBlob } from '../../domain/deploy/deploy.ts';
 import type { Recorded } from '../../domain/events.ts';
+import type { SiteEvent } from '../../domain/site/events.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { ReadModel, SiteQuery } from '../../projections/read-model.ts';
+import { applyTreeChanges, type TreeNodeDoc } from '../../projections/site-tree.ts';
 import {
   archived,
   clientExpired,
@@ -101,6 +103,24 @@ async function snapshot(model: ReadModel) {
 
 const last = (events: readonly Recorded[]): string => events[events.length - 1]!.position;
 
+/** The group tree as the store keeps it (every node), by path. */
+async function storedTree(model: ReadModel): Promise<Map<string, TreeNodeDoc>> {
+  const { nodes } = await model.siteTree();
+  return new Map(nodes.map((n) => [n.node.path, n.node]));
+}
+
+/** The group tree made at once from the live sites the store lists: what the kept one must equal. */
+async function treeFromListing(model: ReadModel): Promise<Map<string, TreeNodeDoc>> {
+  const live = (await model.listSites({ ...Q, includeHidden: true, limit: 1 })).all;
+  const entries = await Promise.all(
+    live.map(async (d) => ({ group: d.group, slug: d.slug, entry: { slug: d.slug, revision: await model.streamRevision(streamOfPath(d.path)), hidden: d.meta.hidden } })),
+  );
+  const tree = applyTreeChanges(new Map(), entries) as Map<string, TreeNodeDoc>;
+  return new Map([...tree].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+const sortedByPath = (tree: Map<string, TreeNodeDoc>) => new Map([...tree].filter(([path, node]) => path !== '' || node.live > 0).sort(([a], [b]) => (a < b ? -1 : 1)));
+
 export function readModelContract(name: string, factory: ReadModelFactory, budget: ListBudget): void {
   describe(`ReadModel contract: ${name}`, () => {
     const opened: ReadModel[] = [];
@@ -167,6 +187,70 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       await model.apply(events.slice(8), last(events));
       expect(await snapshot(model)).toEqual(await snapshot(reference));
       expect(await model.checkpoint()).toBe(last(events));
+    });
+
+    it('keeps the group tree of the listing from the events, in small batches as after a crash, and its version', async () => {
+      const { model, another } = await open();
+      expect(await model.listingVersion()).toBe('');
+      expect((await model.siteTree()).nodes).toEqual([]);
+      const log = world();
+      log.site('decks', patched(1, meta('Patched', { tags: ['x'], hidden: true })));
+      log.site('gone', restored(8));
+      log.site('decks/pr-7', quarantined(3));
+      log.site('docs/app/v1', quarantined(5));
+      log.site('docs/app/v1', purged(5));
+      log.site('team/a/deep', published('team/a/deep', 10, revision('r10'), meta('Deep')));
+      const events = log.events;
+      // The documents reach event 14 while the checkpoint says 8; the projector goes on from 8.
+      await model.apply(events.slice(0, 14), events[7]!.position);
+      await model.apply(events.slice(8, 14), events[13]!.position);
+      for (let i = 14; i < events.length; i += 2) {
+        const batch = events.slice(i, i + 2);
+        await model.apply(batch, last(batch));
+      }
+      const expected = await treeFromListing(model);
+      expect(sortedByPath(await storedTree(model))).toEqual(expected);
+      expect(expected.get('')).toMatchObject({ live: 7, visible: 5 });
+      expect(expected.has('docs/app')).toBe(false); // its only site went to the trash, then was purged
+      expect(sortedByPath(await storedTree(await another()))).toEqual(expected);
+
+      // The version moves with a listed change and only then; a reader asks for what changed since.
+      const version = await model.listingVersion();
+      expect(version).not.toBe('');
+      log.add('key-2', keyUsed(2, '2026-03-02T00:00:00.000Z'));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect(await model.listingVersion()).toBe(version);
+      expect((await model.siteTree(version)).nodes).toEqual([]);
+      log.site('team/a/deep', patched(10, meta('Deeper')));
+      await model.apply(log.events.slice(-1), last(log.events));
+      const moved = await model.siteTree(version);
+      expect(moved.version > version).toBe(true);
+      expect(await model.listingVersion()).toBe(moved.version);
+      // The site's group alone: its ancestors' counts did not move.
+      expect(moved.nodes.map((n) => n.node.path)).toEqual(['team/a']);
+      expect(moved.nodes.every((n) => n.version === moved.version)).toBe(true);
+      expect(sortedByPath(await storedTree(model))).toEqual(await treeFromListing(model));
+
+      // The same events again change nothing.
+      await model.apply(log.events, last(log.events));
+      expect(await model.listingVersion()).toBe(moved.version);
+      expect(sortedByPath(await storedTree(model))).toEqual(await treeFromListing(model));
+
+      // The page alone and documents by path, as the listing reads them.
+      for (const q of [Q, { ...Q, sort: 'title' as const, includeHidden: true, limit: 3, offset: 2 }]) {
+        expect(paths(await model.sitePage(q))).toEqual(paths((await model.listSites(q)).page));
+      }
+      expect(paths(await model.getSites(['decks', 'team/a/deep', 'nope', 'decks/pr-7'])).sort()).toEqual(['decks', 'decks/pr-7', 'team/a/deep']);
+
+      // After a reset the tree is rebuilt by the replay.
+      await model.reset();
+      expect(await model.listingVersion()).toBe('');
+      expect((await model.siteTree()).nodes).toEqual([]);
+      for (let i = 0; i < log.events.length; i += 5) {
+        const batch = log.events.slice(i, i + 5);
+        await model.apply(batch, last(batch));
+      }
+      expect(sortedByPath(await storedTree(model))).toEqual(await treeFromListing(model));
     });
 
     it('lists live sites with filters, sort, paging and count', async () => {
@@ -463,6 +547,39 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect(await model.referencedBlobs(all)).toEqual(new Set());
       await model.apply(log.events, last(log.events));
       expect([...(await model.referencedBlobs(all))].sort()).toEqual(['a2-only', 'ma2', 'shared']);
+    });
+
+    it('keeps what previews hold referenced, and lists sites by their first preview expiry (spec §14)', async () => {
+      const { model } = await open();
+      const log = eventLog();
+      const preview = (siteId: number, name: string, manifest: string, expiresAt: string): SiteEvent => ({
+        type: 'PreviewPublished',
+        data: { siteId, name, created: true, revision: revision(`r-${manifest}`, { manifest }), meta: {}, expiresAt },
+      });
+      const gone = (siteId: number, name: string, manifest: string): SiteEvent => ({ type: 'PreviewRemoved', data: { siteId, name, revisionId: `r-${manifest}`, manifest } });
+      await model.indexManifest('mp1', ['p1-only']);
+      await model.indexManifest('mp2', ['p2-only']);
+      log.site('a', published('a', 1, revision('ra1', { manifest: 'ma1' }), meta('A')));
+      log.site('docs/b', published('docs/b', 2, revision('rb1', { manifest: 'mb1' }), meta('B')));
+      log.site('a', preview(1, 'pr-1', 'mp1', '2026-03-01T00:00:00.000Z'));
+      log.site('docs/b', preview(2, 'pr-2', 'mp2', '2026-02-01T00:00:00.000Z'));
+      log.site('docs/b', quarantined(2));
+      await model.apply(log.events, last(log.events));
+      const all = ['mp1', 'mp2', 'p1-only', 'p2-only'];
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(all);
+      const paths = async (by: string, limit = 100) => (await model.listSitesWithExpiredPreviews(by, limit)).map((d) => d.path);
+      // In the trash too: previews expire whatever the site's state.
+      expect(await paths('2026-03-01T00:00:00.000Z')).toEqual(['docs/b', 'a']);
+      expect(await paths('2026-03-01T00:00:00.000Z', 1)).toEqual(['docs/b']);
+      expect(await paths('2026-01-31T23:59:59.999Z')).toEqual([]);
+      log.site('a', gone(1, 'pr-1', 'mp1'));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(['mp2', 'p2-only']);
+      expect(await paths('2027-01-01T00:00:00.000Z')).toEqual(['docs/b']);
+      log.site('docs/b', purged(2, [{ id: 'rb1', manifest: 'mb1' }, { id: 'r-mp2', manifest: 'mp2' }]));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect(await model.referencedBlobs(all)).toEqual(new Set());
+      expect(await paths('2027-01-01T00:00:00.000Z')).toEqual([]);
     });
 
     it('indexes a large manifest and answers for many candidates at once', async () => {

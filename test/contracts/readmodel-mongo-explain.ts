@@ -15,13 +15,17 @@ import {
   keyByIdQuery,
   keyByTokenQuery,
   keysQuery,
+  listingVersionQuery,
+  liveSitesQuery,
   withUsePipeline,
   quarantinedQuery,
   SITE_REF_PROJECTION,
   siteByDomainQuery,
   siteByPathQuery,
   siteListQuery,
+  treeSinceQuery,
   type FindSpec,
+  type TreeFindSpec,
 } from '../../host/readmodel/mongo-queries.ts';
 import type { ReadModel, SiteQuery } from '../../projections/read-model.ts';
 import { history, recordAll } from './readmodel-history.ts';
@@ -114,6 +118,14 @@ export function mongoExplainSuite(url: string): void {
         const explained = db.collection('streams').aggregate(withUsePipeline('connection', spec, 'streams'), { hint: spec.hint }).explain('executionStats');
         await expectIndexed(`connections ${JSON.stringify(spec.filter)}`, explained);
       }
+    });
+
+    it('reads the group tree by version and rebuilds it from an index', async () => {
+      const tree = (spec: TreeFindSpec) => explainFind(spec as unknown as FindSpec, undefined, 'site_tree');
+      await expectIndexed('tree since', tree(treeSinceQuery('000000000100')));
+      await expectIndexed('listing version', tree(listingVersionQuery('000000000100')));
+      await expectIndexed('tree nodes by path', explainFind({ filter: { _id: { $in: ['', 'g1'] } }, hint: '_id_' }, undefined, 'site_tree'));
+      await expectIndexed('live sites (tree rebuild)', explainFind(liveSitesQuery(), { _id: 0, grp: 1, slug: 1, revision: 1, hidden: 1 }));
     });
 
     it('answers blob references and deploys from indexes', async () => {

@@ -7,9 +7,12 @@ import type { AppDeps } from '../../app/deps.ts';
 import { PublishGate } from '../../app/gate.ts';
 import type { IncomingFile } from '../../app/publish/publish-site.ts';
 import { ManifestCache } from '../../app/queries/manifest-cache.ts';
+import { ListingTree } from '../../app/queries/listing-tree.ts';
 import { SiteListCache } from '../../app/queries/site-list-cache.ts';
 import { forwardAuthIdentity, operatorIdentity, type Identity } from '../../domain/auth.ts';
 import type { Grant } from '../../domain/grants.ts';
+import type { SiteAddress } from '../../domain/paths.ts';
+import { siteHostLabels, type Variant } from '../../domain/site/previews.ts';
 import type { EventStore } from '../../domain/ports.ts';
 import { openSqliteActivityStore } from '../../host/activity/sqlite.ts';
 import { openFolderBlobStore } from '../../host/blobs/folder.ts';
@@ -53,7 +56,7 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
   });
   let projecting: Promise<unknown> = Promise.resolve();
   const project = () => (projecting = projecting.then(() => projector.catchUp()));
-  const siteUrl = (a: { group: string; slug: string }) => `http://${[a.slug, ...(a.group ? a.group.split('/').reverse() : [])].join('.')}.localhost/`;
+  const siteUrl = (a: SiteAddress, variant?: Variant) => `http://${siteHostLabels(a, variant)}.localhost/`;
   const harness: AppHarness = {
     dir,
     events,
@@ -66,6 +69,7 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  const shapes = new SiteShapes(siteUrl);
   (harness as { deps: AppDeps }).deps = {
     events,
     queries: readModel,
@@ -84,8 +88,9 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     },
     siteUrl,
     manifests: new ManifestCache(blobs),
-    shapes: new SiteShapes(siteUrl),
+    shapes,
     listings: new SiteListCache(1_000_000),
+    listingTree: new ListingTree(readModel, (doc, admin) => shapes.json(doc, admin)),
     activity,
     webhooks,
     // No request leaves a test: every destination is refused (a webhook test brings its own client).

@@ -1,0 +1,197 @@
+import type { SiteDoc } from '../../projections/documents.ts';
+import type { Queries } from '../../projections/queries.ts';
+import { childPath, ROOT, siteNamed, sitePathIn, type TreeGroup, type TreeNodeDoc, type TreeSite, type VersionedTreeNode } from '../../projections/site-tree.ts';
+import { compressed, stored, type Segment } from './gzip-segments.ts';
+
+/**
+ * One way of showing the tree: with hidden sites (admins who asked) or without, and with the
+ * sites' bytes as one audience sees them (`updated_by` for admins only).
+ */
+export type TreeVariant = { readonly hidden: boolean; readonly admin: boolean };
+
+/** The JSON bytes of a site as `admin` (or not) sees it. */
+export type SiteBytes = (doc: SiteDoc, admin: boolean) => Buffer;
+
+/** A chunk of a node's `sites` ends after an entry whose slug hashes to 0 modulo this (about this many sites a chunk)... */
+const CHUNK_MASK = 63;
+/** ...or after this many, whichever comes first. */
+const CHUNK_MAX = 256;
+
+const COMMA = stored(Buffer.from(','));
+const SITES_OPEN = stored(Buffer.from('],"sites":['));
+const NODE_CLOSE = stored(Buffer.from(']}'));
+
+/** A node as rendered for one variant: valid while the node and its parent (its landing site's entry) keep their versions. */
+type Rendered = {
+  readonly version: string;
+  readonly parentVersion: string;
+  /** `{"name":…,"path":…,"site":…,"groups":[` */
+  readonly head: Segment;
+  /** `],"sites":[…]}` */
+  readonly tail: readonly Segment[];
+  /** The node's child groups shown in this variant, in order. */
+  readonly children: readonly string[];
+  /** Compressed chunks of the node's sites by signature, reused across versions. */
+  readonly chunks: Map<string, Segment>;
+};
+
+/**
+ * The group tree of the unfiltered listing as this service instance last read it, and its
+ * rendering as compressed pieces (gzip-segments.ts). The read model keeps the tree's nodes
+ * up to date from the events (projections/site-tree.ts); this copy asks only for the nodes
+ * written since it last looked, and renders again only those, fetching the documents of the
+ * sites in the chunks that changed. A write to one site re-renders its group's node (and
+ * the ancestors whose counts moved): one chunk of about 64 sites is serialized and
+ * compressed again, whatever the number of sites.
+ */
+export class ListingTree {
+  private version: string | undefined;
+  private readonly nodes = new Map<string, VersionedTreeNode>();
+  private readonly renders = new Map<string, Map<string, Rendered>>();
+  private syncing: Promise<void> = Promise.resolve();
+  private probe = '';
+
+  constructor(
+    private readonly queries: Pick<Queries, 'siteTree' | 'getSites'>,
+    private readonly siteBytes: SiteBytes,
+  ) {}
+
+  /** Reads the nodes written since the last sync (every node the first time). Calls are serialized. */
+  sync(): Promise<void> {
+    const next = this.syncing.then(async () => {
+      const changes = await this.queries.siteTree(this.version);
+      for (const n of changes.nodes) this.nodes.set(n.node.path, n);
+      if (this.version === undefined || changes.version > this.version) this.version = changes.version;
+    });
+    this.syncing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The root node as last synced (counts of the whole listing). */
+  root(): TreeNodeDoc | undefined {
+    return this.nodes.get(ROOT)?.node;
+  }
+
+  /** Live sites of the whole listing as `variant` shows them. */
+  count(variant: TreeVariant): number {
+    const root = this.root();
+    return root ? (variant.hidden ? root.live : root.visible) : 0;
+  }
+
+  /**
+   * The tree's JSON (`tree` of `SitesResponse`) as compressed pieces, from the last sync.
+   * `probe` names what the sites' bytes depend on besides the sites (their URLs' shape): when
+   * it changes, everything is rendered again.
+   */
+  async segments(variant: TreeVariant, probe: string): Promise<Segment[]> {
+    if (probe !== this.probe) {
+      this.renders.clear();
+      this.probe = probe;
+    }
+    const key = `${variant.hidden ? 'h' : 'v'}${variant.admin ? 'a' : 'm'}`;
+    let renders = this.renders.get(key);
+    if (!renders) this.renders.set(key, (renders = new Map()));
+    const out: Segment[] = [];
+    await this.render(renders, variant, ROOT, undefined, out);
+    return out;
+  }
+
+  private async render(renders: Map<string, Rendered>, variant: TreeVariant, path: string, parent: VersionedTreeNode | undefined, out: Segment[]): Promise<void> {
+    const here = this.nodes.get(path) ?? { version: '', node: { path, sites: [], groups: [], live: 0, visible: 0 } };
+    const parentVersion = parent?.version ?? '';
+    let r = renders.get(path);
+    if (!r || r.version !== here.version || r.parentVersion !== parentVersion) {
+      r = await this.renderNode(variant, here, parent, r?.chunks);
+      renders.set(path, r);
+    }
+    out.push(r.head);
+    for (const [i, name] of r.children.entries()) {
+      if (i > 0) out.push(COMMA);
+      await this.render(renders, variant, childPath(path, name), here, out);
+    }
+    out.push(...r.tail);
+  }
+
+  private async renderNode(variant: TreeVariant, here: VersionedTreeNode, parent: VersionedTreeNode | undefined, previous: Map<string, Segment> | undefined): Promise<Rendered> {
+    const { node } = here;
+    const shown = (s: TreeSite) => variant.hidden || !s.hidden;
+    const children = node.groups.filter((g: TreeGroup) => (variant.hidden ? g.live : g.visible) > 0).map((g) => g.name);
+    const childNames = new Set(children);
+    const name = node.path === ROOT ? '' : node.path.slice(node.path.lastIndexOf('/') + 1);
+    // The group's landing site (the site whose full path is the group's) is an entry of the parent's node.
+    const landing = parent ? siteNamed(parent.node, name) : undefined;
+    const listed = node.sites.filter((s) => shown(s) && !childNames.has(s.slug));
+    const runs = chunked(listed);
+
+    // Documents to fetch: the landing site and every site of a chunk not rendered before.
+    const chunks = new Map<string, Segment>();
+    const wanted: string[] = [];
+    const shownLanding = landing && shown(landing) ? landing : undefined;
+    if (shownLanding) wanted.push(node.path);
+    const signatures = runs.map(signature);
+    runs.forEach((run, i) => {
+      const hit = previous?.get(signatures[i]!);
+      if (hit) chunks.set(signatures[i]!, hit);
+      else for (const s of run) wanted.push(sitePathIn(node.path, s.slug));
+    });
+    const docs = new Map<string, SiteDoc>();
+    for (const doc of wanted.length > 0 ? await this.queries.getSites(wanted) : []) docs.set(doc.path, doc);
+
+    const bytesOf = (path: string): Buffer | undefined => {
+      const doc = docs.get(path);
+      return doc && doc.status === 'live' ? this.siteBytes(doc, variant.admin) : undefined;
+    };
+    const landingBytes = shownLanding ? bytesOf(node.path) : undefined;
+    const head = compressed(
+      Buffer.concat([
+        Buffer.from(`{"name":${JSON.stringify(name)},"path":${JSON.stringify(node.path)},`),
+        ...(landingBytes ? [Buffer.from('"site":'), landingBytes, Buffer.from(',')] : []),
+        Buffer.from('"groups":['),
+      ]),
+    );
+    const tail: Segment[] = [SITES_OPEN];
+    runs.forEach((run, i) => {
+      const sig = signatures[i]!;
+      let chunk = chunks.get(sig);
+      if (!chunk) {
+        const parts: Buffer[] = [];
+        for (const s of run) {
+          const bytes = bytesOf(sitePathIn(node.path, s.slug));
+          // A site gone between the tree read and this one is left out; the next version brings the tree in line.
+          if (!bytes) continue;
+          if (parts.length > 0) parts.push(Buffer.from(','));
+          parts.push(bytes);
+        }
+        chunk = compressed(Buffer.concat(parts));
+        chunks.set(sig, chunk);
+      }
+      if (i > 0) tail.push(COMMA);
+      tail.push(chunk);
+    });
+    tail.push(NODE_CLOSE);
+    return { version: here.version, parentVersion: parent?.version ?? '', head, tail, children, chunks };
+  }
+}
+
+/** FNV-1a of a slug: where chunks end depends on the sites' own names, so an insertion moves one boundary at most. */
+function slugHash(slug: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < slug.length; i++) h = Math.imul(h ^ slug.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+function chunked(sites: readonly TreeSite[]): TreeSite[][] {
+  const runs: TreeSite[][] = [];
+  let run: TreeSite[] = [];
+  for (const s of sites) {
+    run.push(s);
+    if ((slugHash(s.slug) & CHUNK_MASK) === 0 || run.length >= CHUNK_MAX) {
+      runs.push(run);
+      run = [];
+    }
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+const signature = (run: readonly TreeSite[]): string => run.map((s) => `${s.slug}@${s.revision}`).join('/');

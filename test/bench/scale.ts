@@ -1,0 +1,327 @@
+/**
+ * The scale section (issue 31): the same costs at 1,000, 10,000 and 100,000 sites, so that
+ * the growth of each is a row of its own, and the slope of each from 10,000 to 100,000
+ * (log10 of the ratio: 1.0 is linear, 0 flat). At each size the seeded data dir is served
+ * by the real service process: `GET /api/sites` (gzip, as a browser asks) before and after a
+ * write, revalidated (304), its size on the wire; the service's RSS; a restart to a site's
+ * first byte; distinct sites round-robin against one site. Before that, the log is replayed
+ * in a process of its own (replay-child.ts): median of 3 against the raw read, and its peak
+ * RSS; the last replay is the read model the service starts with.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
+import { percentile } from '../support/load.ts';
+import { startService, type RunningService } from '../support/service.ts';
+import { seedSite, seedSites } from './seed.ts';
+import { timedStart } from './startup.ts';
+import { fmt, mb } from './support.ts';
+import type { Row } from './table.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+
+export type ScaleParams = {
+  /** Site counts, smallest first; the slope rows compare the last two. */
+  readonly sizes: readonly number[];
+  /** Publishes per site at each size (the log's length: about 1.2 events per publish after the first). */
+  readonly rounds: (sites: number) => number;
+  readonly queriesEach: number;
+  readonly runs: number;
+  readonly roundRobinMs: number;
+  /** A data dir seeded before (seedSites with this size and rounds), copied instead of seeding again: to measure again. */
+  readonly seeded?: (sites: number) => string | undefined;
+};
+
+type Answer = { status: number; headers: Record<string, string | string[] | undefined>; bytes: number; body: Buffer };
+
+function send(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, json?: string): Promise<Answer> {
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, path, method, agent, headers: { ...(json ? { 'Content-Type': 'application/json' } : {}), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        done({ status: res.statusCode ?? 0, headers: res.headers, bytes: body.length, body });
+      });
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+    req.end(json);
+  });
+}
+
+async function eventCount(dataDir: string): Promise<number> {
+  const events = openSqliteEventStore(join(dataDir, 'events.sqlite'));
+  try {
+    let total = 0;
+    for (let after: string | undefined; ; ) {
+      const page = await events.readAll(after, 5000);
+      if (page.length === 0) return total;
+      total += page.length;
+      after = page[page.length - 1]!.position;
+    }
+  } finally {
+    await events.close();
+  }
+}
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
+const p99 = (xs: number[]) => percentile(sorted(xs), 99);
+const p50 = (xs: number[]) => percentile(sorted(xs), 50);
+const n = (x: number) => x.toLocaleString('en-US');
+
+async function rssMb(pid: number): Promise<number> {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Requests `hosts` round-robin from `connections` keep-alive clients for `ms`; rate and latencies. */
+async function roundRobin(port: number, hosts: readonly string[], connections: number, ms: number): Promise<{ rps: number; times: number[]; errors: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const times: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const end = performance.now() + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const host = hosts[next++ % hosts.length]!;
+      const t0 = performance.now();
+      const r = await send(agent, port, 'GET', '/', { Host: host });
+      times.push(performance.now() - t0);
+      if (r.status !== 200) errors++;
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: connections }, worker));
+  const took = performance.now() - t0;
+  agent.destroy();
+  return { rps: times.length / (took / 1000), times, errors };
+}
+
+type Measured = {
+  sites: number;
+  events: number;
+  listing: Map<string, number[]>;
+  wireGzip: number;
+  wirePlain: number;
+  rss: number;
+  startup: number[];
+  replay?: ReplayFigures;
+  tls?: { asks: number[]; health: number[] };
+  roundRobin?: { one: { rps: number; times: number[] }; many: { rps: number; times: number[]; distinct: number } };
+};
+
+const LISTINGS = [
+  { label: 'no filter (first 50; tree of all)', path: '/api/sites?limit=50' },
+  { label: 'search q=alpha', path: '/api/sites?q=alpha&limit=50' },
+  { label: 'tag=tag3', path: '/api/sites?tag=tag3&limit=50' },
+  { label: 'group=team3', path: '/api/sites?group=team3&limit=50' },
+  { label: 'q + tag + group', path: '/api/sites?q=bravo&tag=tag7&group=team7&limit=50' },
+];
+const AFTER_WRITE = 'no filter, the first after a write';
+const REVALIDATED = 'no filter, revalidated (If-None-Match → 304)';
+
+async function measureSize(sites: number, p: ScaleParams, log: (s: string) => void): Promise<Measured> {
+  const seedDir = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sites-bench-scale-seed-'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'sites-bench-scale-'));
+  try {
+    const rounds = p.rounds(sites);
+    const kept = p.seeded?.(sites);
+    log(kept ? `scale: copying ${kept} (seeded before)` : `scale: seeding ${n(sites)} sites × ${rounds} publishes`);
+    const seeded = kept ? { ms: 0, events: await eventCount(kept) } : await seedSites(seedDir, sites, rounds);
+    await cp(kept ?? seedDir, dataDir, { recursive: true });
+    await rm(seedDir, { recursive: true, force: true });
+    log(`scale: seeded ${n(seeded.events)} events in ${fmt(seeded.ms / 1000)} s`);
+    const out: Measured = { sites, events: seeded.events, listing: new Map(), wireGzip: 0, wirePlain: 0, rss: 0, startup: [] };
+    // The replays first: they leave the read model projected, so the service starts caught up
+    // (projecting a million events at start would outlast the CLI's wait for its key).
+    log(`scale: replaying ${n(seeded.events)} events (${p.runs} runs, in a process of its own)`);
+    out.replay = await replayInChild(dataDir, p.runs);
+
+    let svc: RunningService | undefined = await startService({ dataDir });
+    try {
+      const key = await svc.createKey(['--name', 'bench', '--admin']);
+      const auth = { Host: `localhost:${svc.port}`, Authorization: `Bearer ${key}` };
+      const gz = { ...auth, 'Accept-Encoding': 'gzip' };
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const t0 = performance.now();
+      for (;;) {
+        const r = await send(agent, svc.port, 'GET', '/api/sites?limit=1', auth);
+        if (r.status === 200 && (JSON.parse(r.body.toString('utf8')) as { count: number }).count >= sites) break;
+        await new Promise((res) => setTimeout(res, 200));
+      }
+      log(`scale: the service projected ${n(seeded.events)} events in ${fmt((performance.now() - t0) / 1000)} s`);
+
+      for (const q of LISTINGS) {
+        const times: number[] = [];
+        for (let i = 0; i < p.queriesEach + 5; i++) {
+          const t = performance.now();
+          const r = await send(agent, svc.port, 'GET', q.path, gz);
+          const ms = performance.now() - t;
+          if (r.status !== 200) throw new Error(`${q.path}: ${r.status}`);
+          if (i >= 5) times.push(ms);
+        }
+        out.listing.set(q.label, times);
+      }
+      const plain = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, auth);
+      const packed = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
+      out.wirePlain = plain.bytes;
+      out.wireGzip = packed.bytes;
+      const etag = String(packed.headers.etag);
+      const revalidated: number[] = [];
+      for (let i = 0; i < p.queriesEach; i++) {
+        const t = performance.now();
+        const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, { ...gz, 'If-None-Match': etag });
+        revalidated.push(performance.now() - t);
+        if (r.status !== 304) throw new Error(`revalidation answered ${r.status}`);
+      }
+      out.listing.set(REVALIDATED, revalidated);
+
+      // A title patch before each query: the listing is made afresh (from the kept tree).
+      const site = seedSite(0);
+      const afterWrite: number[] = [];
+      for (let i = 0; i < 25; i++) {
+        const patched = await send(agent, svc.port, 'PATCH', `/ingest/sites/${site.group}/${site.slug}`, auth, JSON.stringify({ title: `${site.title} ${i}` }));
+        if (patched.status !== 200) throw new Error(`patch: ${patched.status} ${patched.body.toString('utf8')}`);
+        const t = performance.now();
+        const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
+        afterWrite.push(performance.now() - t);
+        if (r.status !== 200) throw new Error(`listing after a write: ${r.status}`);
+        if (!gunzipSync(r.body).includes(`"title":"${site.title} ${i}"`)) throw new Error('the listing after a write misses the write');
+      }
+      out.listing.set(AFTER_WRITE, afterWrite);
+
+      // GET /tls/ask for live sites' names (as Caddy asks on a first handshake), each beside a
+      // GET /healthz on the same connection: the reference is the HTTP round trip itself.
+      const asks: number[] = [];
+      const health: number[] = [];
+      for (let i = 0; i < Math.min(2000, sites * 2); i++) {
+        const s = seedSite((i * 7919) % sites);
+        const name = new URL(svc.siteUrl(`${s.group}/${s.slug}`)).hostname;
+        let t = performance.now();
+        const r = await send(agent, svc.port, 'GET', `/tls/ask?domain=${encodeURIComponent(name)}`, { Host: `localhost:${svc.port}` });
+        asks.push(performance.now() - t);
+        if (r.status !== 200) throw new Error(`/tls/ask?domain=${name}: ${r.status}`);
+        t = performance.now();
+        await send(agent, svc.port, 'GET', '/healthz', { Host: `localhost:${svc.port}` });
+        health.push(performance.now() - t);
+      }
+      out.tls = { asks, health };
+      agent.destroy();
+
+      if (sites >= 10_000) {
+        const distinct = Math.min(10_000, sites);
+        const hosts = Array.from({ length: distinct }, (_, i) => {
+          const s = seedSite(i);
+          return new URL(svc!.siteUrl(`${s.group}/${s.slug}`)).host;
+        });
+        log(`scale: ${n(distinct)} sites round-robin against one`);
+        // The one site: the last of them (site 0 was just patched 25 times).
+        const single = hosts.slice(-1);
+        await roundRobin(svc.port, single, 8, 1000); // warm-up
+        const one = await roundRobin(svc.port, single, 8, p.roundRobinMs);
+        await roundRobin(svc.port, hosts, 8, Math.min(p.roundRobinMs, 2000)); // each site's manifest once
+        const many = await roundRobin(svc.port, hosts, 8, p.roundRobinMs);
+        if (one.errors + many.errors > 0) throw new Error(`round-robin: ${one.errors + many.errors} answers were not 200`);
+        out.roundRobin = { one, many: { ...many, distinct } };
+      }
+      out.rss = await rssMb(svc.pid);
+      const last = seedSite(sites - 1);
+      const siteHost = new URL(svc.siteUrl(`${last.group}/${last.slug}`)).hostname;
+      await svc.halt();
+      svc = undefined;
+
+      log('scale: restarts to a site’s first byte');
+      await run(process.execPath, [join(ROOT, 'bin', 'build-server.mjs')], { cwd: ROOT });
+      for (let i = 0; i < p.runs; i++) out.startup.push(await timedStart(dataDir, '/', (port) => `${siteHost}:${port}`));
+    } finally {
+      await svc?.stop();
+    }
+
+    return out;
+  } finally {
+    await rm(seedDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+export type ReplayFigures = { events: number; reads: number[]; replays: number[]; peakMb: number };
+
+/** Runs replay-child.ts on a data dir: `runs` raw reads and replays, alternating, and the child's peak RSS. */
+export async function replayInChild(dataDir: string, runs: number): Promise<ReplayFigures> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'bench', 'replay-child.ts'), dataDir, String(runs)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  const code = await new Promise<number | null>((done) => child.on('exit', done));
+  if (code !== 0) throw new Error(`replay child exited ${code}`);
+  return JSON.parse(stdout.trim().split('\n').pop()!) as ReplayFigures;
+}
+
+const spread = (xs: number[], unit: (x: number) => string) => `${unit(Math.min(...xs))}–${unit(Math.max(...xs))}`;
+
+export async function benchScale(p: ScaleParams, log: (s: string) => void): Promise<Row[]> {
+  const measured: Measured[] = [];
+  for (const size of p.sizes) measured.push(await measureSize(size, p, log));
+  const rows: Row[] = [];
+  for (const m of measured) {
+    const at = `${n(m.sites)} sites`;
+    for (const [label, times] of m.listing) {
+      rows.push({ section: 'Scale', what: `GET /api/sites ${label}, gzip, at ${at}`, value: `p50 ${fmt(p50(times))} ms, p99 ${fmt(p99(times))} ms`, reference: `${times.length} queries`, target: 'p99 < 50 ms', ok: p99(times) < 50 });
+    }
+    rows.push({ section: 'Scale', what: `the unfiltered listing on the wire (gzip) at ${at}`, value: `${fmt(mb(m.wireGzip), 2)} MB`, reference: `plain: ${fmt(mb(m.wirePlain), 2)} MB`, ratio: m.wireGzip / m.wirePlain, target: '≤ 5 MB', ok: mb(m.wireGzip) <= 5 });
+    rows.push({ section: 'Scale', what: `service RSS with ${at} live (after the listings${m.roundRobin ? ' and the round-robin' : ''})`, value: `${fmt(m.rss)} MB`, reference: '', target: '< 400 MB', ok: m.rss < 400 });
+    rows.push({ section: 'Scale', what: `restart to a site's first byte at ${at} (median of ${m.startup.length}, runs ${spread(m.startup, (x) => `${fmt(x / 1000, 2)} s`)})`, value: `${fmt(median(m.startup) / 1000, 2)} s`, reference: '', target: '< 2 s', ok: median(m.startup) < 2000 });
+    if (m.tls) {
+      const { asks, health } = m.tls;
+      rows.push({ section: 'Scale', what: `GET /tls/ask for a live site's name over HTTP at ${at} (${asks.length} names, one keep-alive connection)`, value: `p50 ${fmt(p50(asks), 2)} ms, p99 ${fmt(p99(asks), 2)} ms`, reference: `GET /healthz: p50 ${fmt(p50(health), 2)} ms, p99 ${fmt(p99(health), 2)} ms`, ratio: p99(asks) / p99(health), target: 'p99 < 5 ms', ok: p99(asks) < 5 });
+    }
+    if (m.roundRobin) {
+      const { one, many } = m.roundRobin;
+      rows.push({
+        section: 'Scale',
+        what: `${n(many.distinct)} distinct sites round-robin (8 connections) at ${at}`,
+        value: `${Math.round(many.rps)} req/s, p99 ${fmt(p99(many.times), 2)} ms`,
+        reference: `one site: ${Math.round(one.rps)} req/s, p99 ${fmt(p99(one.times), 2)} ms`,
+        ratio: many.rps / one.rps,
+        target: '≥ 0.8×, p99 < 10 ms',
+        ok: many.rps / one.rps >= 0.8 && p99(many.times) < 10,
+      });
+    }
+    if (m.replay) {
+      const r = m.replay;
+      const rate = (ms: number) => r.events / (ms / 1000);
+      const ratios = r.replays.map((ms, i) => r.reads[i]! / ms);
+      rows.push({
+        section: 'Scale',
+        what: `replay of ${n(r.events)} events (reset + catch-up; median of ${r.replays.length}, ratios ${spread(ratios, (x) => x.toFixed(2))})`,
+        value: `${n(Math.round(rate(median(r.replays))))} events/s, peak RSS ${fmt(r.peakMb)} MB`,
+        reference: `raw read: ${n(Math.round(rate(median(r.reads))))} events/s`,
+        ratio: median(ratios),
+        target: '≥ 0.5×, peak RSS < 400 MB',
+        ok: median(ratios) >= 0.5 && r.peakMb < 400,
+      });
+    }
+  }
+  // Slopes between the last two sizes: log10(cost ratio) / log10(size ratio).
+  if (measured.length >= 2) {
+    const [a, b] = measured.slice(-2) as [Measured, Measured];
+    const slope = (x: number, y: number) => Math.log(y / x) / Math.log(b.sites / a.sites);
+    const costs: [string, number, number][] = [...a.listing.keys()].map((label) => [`GET /api/sites ${label} p99`, p99(a.listing.get(label)!), p99(b.listing.get(label)!)]);
+    if (a.tls && b.tls) costs.push(['GET /tls/ask p99', p99(a.tls.asks), p99(b.tls.asks)]);
+    costs.push(['service RSS', a.rss, b.rss], ["restart to a site's first byte", median(a.startup), median(b.startup)], ['the unfiltered listing on the wire', a.wireGzip, b.wireGzip]);
+    if (a.replay && b.replay) costs.push(['replay time per event', median(a.replay.replays) / a.replay.events, median(b.replay.replays) / b.replay.events]);
+    for (const [label, x, y] of costs) {
+      const s = slope(x, y);
+      rows.push({ section: 'Scale', what: `slope of ${label}, ${n(a.sites)} → ${n(b.sites)} sites`, value: s.toFixed(2), reference: `${fmt(x, 2)} → ${fmt(y, 2)}`, target: '≤ 1.0', ok: s <= 1.0 });
+    }
+  }
+  return rows;
+}

@@ -1,15 +1,10 @@
-import { prepareAttempt, sendPrepared, signerFor, type PreparedAttempt, type SendDeps, type Signer } from '../app/webhooks/send.ts';
-import type { AttemptRecord, DeliveryRecord, WebhookDoc } from '../projections/webhooks.ts';
+import { prepareAttempt, sendPrepared, signerFor, type SendDeps } from '../app/webhooks/send.ts';
+import type { AttemptRecord, DeliveryRecord } from '../projections/webhooks.ts';
 
 /** Deliveries a lane reads, and records, at a time. */
 const BATCH = 64;
 /** A lane's outcomes are written at least this often while it runs (the portal shows them). */
 const FLUSH_MS = 100;
-/** A delivery built and signed ahead is built again if it waited longer than this (its timestamp is the attempt's time). */
-const STALE_MS = 1000;
-
-/** Resolves in this turn's check phase: after the ticks that wrote a request started now. */
-const afterWrites = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type SenderOptions = {
   /** Whether this instance sends now: the projector's leader does, like every background job. */
@@ -71,36 +66,19 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
     });
 
   /**
-   * A lane's run: sends its webhook's pending deliveries in order, one at a time, reading
-   * them a batch at a time, and records the outcomes a batch at a time too (write-behind: a
-   * crash before the write means those are sent again, with the same webhook-id, which
-   * at-least-once allows). A delivery to retry later, or one not due yet, ends the run after
-   * everything before it is recorded; the loop wakes the lane when it is due. The webhook is
-   * looked up again after every projected batch, so once a delete has been projected nothing
-   * more goes out.
-   *
-   * While a delivery is on its way (the receiver works, this process waits) the lane does
-   * its own bookkeeping: it records the outcomes before it, reads the next batch, and builds
-   * and signs the next delivery. The next is still sent only once this one's answer is in
-   * and succeeded (log order), and only if the webhook was not projected again meanwhile.
-   * Measured on loopback (2 shared cores), that bookkeeping in line was a third to a half of
-   * a delivery's time.
+   * A lane's run: sends its webhook's pending deliveries in order, reading them a batch at a
+   * time, and records the outcomes a batch at a time too (write-behind: a crash before the
+   * write means those are sent again, with the same webhook-id, which at-least-once allows).
+   * A delivery to retry later, or one not due yet, ends the run after everything before it
+   * is recorded; the loop wakes the lane when it is due. The webhook is looked up again
+   * after every projected batch, so once a delete has been projected nothing more goes out.
    */
   const drain = async (first: DeliveryRecord): Promise<void> => {
     const id = first.webhookId;
-    let webhook: WebhookDoc | undefined;
-    let signer: Signer | undefined;
-    let seen = -1;
-    /** Looks the webhook up again if a batch was projected since (it may have been deleted). */
-    const current = async (): Promise<boolean> => {
-      if (seen !== generation) {
-        seen = generation;
-        webhook = await deps.webhooks.getWebhook(id);
-        signer = webhook ? signerFor(webhook) : undefined;
-      }
-      return webhook !== undefined;
-    };
-    const due = (d: DeliveryRecord) => d.nextAttemptAt === undefined || Date.parse(d.nextAttemptAt) <= deps.now().getTime();
+    let webhook = await deps.webhooks.getWebhook(id);
+    // The library's signer for the webhook's secret, made once per lookup (it decodes the secret).
+    let signer = webhook && signerFor(webhook);
+    let seen = generation;
     const done: { before: DeliveryRecord; outcome: AttemptRecord }[] = [];
     let flushedAt = performance.now();
     const flush = async () => {
@@ -109,36 +87,23 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
     };
     try {
       let batch: DeliveryRecord[] = [first];
-      let ahead: { readonly attempt: PreparedAttempt; readonly generation: number; readonly at: number } | undefined;
-      for (let i = 0; i < batch.length; i++) {
-        const delivery = batch[i]!;
-        if (!running || !options.isLeader()) return;
-        if (!due(delivery)) return;
-        if (!(await current())) return;
-        const fresh = ahead && ahead.attempt.delivery === delivery && ahead.generation === seen && performance.now() - ahead.at <= STALE_MS;
-        const attempt = fresh ? ahead!.attempt : prepareAttempt(deps, delivery, webhook!, signer!);
-        ahead = undefined;
-        const sending = sendPrepared(deps, attempt);
-        sending.catch(() => undefined); // awaited below; this only keeps an early exit from leaving it unhandled
-        let failed: { err: unknown } | undefined;
-        try {
-          await afterWrites();
-          if (done.length >= BATCH || performance.now() - flushedAt > FLUSH_MS) await flush();
-          if (i === batch.length - 1) {
-            await flush();
-            // The one on its way is still pending in the store: the batch after it starts past its key.
-            batch = (await deps.webhooks.lane(id, BATCH + 1)).filter((d) => d.key > delivery.key);
-            i = -1;
+      while (batch.length > 0) {
+        for (const delivery of batch) {
+          if (!running || !options.isLeader()) return;
+          if (delivery.nextAttemptAt !== undefined && Date.parse(delivery.nextAttemptAt) > deps.now().getTime()) return;
+          if (seen !== generation) {
+            seen = generation;
+            webhook = await deps.webhooks.getWebhook(id);
+            signer = webhook && signerFor(webhook);
           }
-          const next = batch[i + 1];
-          if (next && due(next) && seen === generation && running) ahead = { attempt: prepareAttempt(deps, next, webhook!, signer!), generation: seen, at: performance.now() };
-        } catch (err) {
-          failed = { err };
+          if (!webhook || !signer) return;
+          const outcome = await sendPrepared(deps, prepareAttempt(deps, delivery, webhook, signer));
+          done.push({ before: delivery, outcome });
+          if (outcome.status === 'pending') return; // retried later, after a wait
+          if (done.length >= BATCH || performance.now() - flushedAt > FLUSH_MS) await flush();
         }
-        const outcome = await sending;
-        done.push({ before: delivery, outcome });
-        if (failed) throw failed.err;
-        if (outcome.status === 'pending') return; // retried later, after a wait
+        await flush();
+        batch = await deps.webhooks.lane(id, BATCH);
       }
     } finally {
       await flush();

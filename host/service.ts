@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -47,6 +46,7 @@ import { portalMiddleware } from './portal.ts';
 import { docsMiddleware } from './docs/site.ts';
 import { projectRoot } from './root.ts';
 import { Projector } from './projector.ts';
+import { leaseHolderId, takeLease } from './lease-holder.ts';
 import { createSiteServer } from './serve-site.ts';
 import { startWebhookSender } from './webhook-sender.ts';
 import { inCidrs } from '../api/ip.ts';
@@ -80,10 +80,12 @@ export type Service = {
 export async function createService(config: Config, options: { project: 'run' | 'catch-up'; port?: () => number } = { project: 'run' }): Promise<Service> {
   const log = createLogger(config);
   const stack = await openStack(config);
-  const holder = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const holder = leaseHolderId();
+  const tookOver = (from: string) => log.warn('took over the projector lease from a process that stopped without releasing it', { holder: from });
   const projector = new Projector(stack.events, stack.readModel, {
     holder,
     onError: (err) => log.error('projection failed', { error: String(err) }),
+    onTakeOver: tookOver,
     // The activity log and the webhook outbox, each with its own checkpoint (DESIGN.md "Subscribers of the log").
     sides: [
       { name: 'activity', beginBatch: () => stack.activity.beginBatch() },
@@ -161,7 +163,7 @@ export async function createService(config: Config, options: { project: 'run' | 
         ? (stream, revision) => projector.waitFor(stream, revision)
         : async (stream, revision) => {
             // Short-lived CLI: project what we appended ourselves unless a running service holds the lease.
-            if (await stack.readModel.tryLease('projector', holder, 5_000)) {
+            if (await takeLease(stack.readModel, 'projector', holder, 5_000, tookOver)) {
               try {
                 await projector.catchUp();
               } finally {

@@ -139,8 +139,10 @@ async function serve(): Promise<number> {
 async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
   const service = await (await services()).createService(config, { project: 'catch-up' });
   try {
-    const holder = `replay-${process.pid}`;
-    if (!(await service.stack.readModel.tryLease('projector', holder, 60_000))) {
+    const { leaseHolderId, takeLease } = await import('../lease-holder.ts');
+    const holder = leaseHolderId('replay');
+    // A service killed moments ago still holds the lease on paper: it is not waited out.
+    if (!(await takeLease(service.stack.readModel, 'projector', holder, 60_000))) {
       throw new CliError('a running service holds the projector lease; stop it before replaying');
     }
     // Renewed while the log is replayed: a long replay must not let a service that starts

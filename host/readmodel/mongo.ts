@@ -315,6 +315,16 @@ function mongoReadModel(
       await leases.deleteOne({ _id: name, holder });
     },
 
+    async leaseHolder(name) {
+      return (await leases.findOne({ _id: name }))?.holder;
+    },
+
+    async takeOverLease(name, gone, holder, ttlMs) {
+      // Compare-and-set on the holder, on the server's clock like tryLease.
+      const taken = await leases.updateOne({ _id: name, holder: gone }, [{ $set: { holder, expiresAt: { $add: ['$$NOW', ttlMs] } } }]);
+      return taken.matchedCount === 1;
+    },
+
     ...mongoDeploys(deploys, deployBlobs),
 
     async reset() {

@@ -109,6 +109,9 @@ export function prepareStatements(db: Database.Database) {
        WHERE leases.holder = excluded.holder OR leases.expires_at <= @now`,
     ),
     releaseLease: db.prepare(`DELETE FROM leases WHERE name = ? AND holder = ?`),
+    leaseHolder: db.prepare<[string], { holder: string }>(`SELECT holder FROM leases WHERE name = ?`),
+    // Compare-and-set on the holder: only the one found gone is replaced, whatever its expiry.
+    takeOverLease: db.prepare(`UPDATE leases SET holder = @holder, expires_at = @expiresAt WHERE name = @name AND holder = @gone`),
   };
 }
 

@@ -223,6 +223,12 @@ export function openSqliteReadModel(file: string): ReadModel {
     async releaseLease(name, holder) {
       s.releaseLease.run(name, holder);
     },
+    async leaseHolder(name) {
+      return s.leaseHolder.get(name)?.holder;
+    },
+    async takeOverLease(name, gone, holder, ttlMs) {
+      return s.takeOverLease.run({ name, gone, holder, expiresAt: Date.now() + ttlMs }).changes > 0;
+    },
     ...sqliteDeploys(db),
     async reset() {
       resetTx.immediate();

@@ -706,6 +706,26 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect(await other.tryLease('projector', 'B', 60_000)).toBe(false);
     });
 
+    it('names a lease\'s holder and lets a lease be taken over from a holder known to be gone, only from that one', async () => {
+      const { model, another } = await open();
+      const other = await another();
+      expect(await model.leaseHolder('projector')).toBeUndefined();
+      expect(await other.takeOverLease('projector', 'A', 'B', 60_000)).toBe(false); // nobody holds it: nothing to take over
+      expect(await model.leaseHolder('projector')).toBeUndefined();
+      expect(await model.tryLease('projector', 'A', 60_000)).toBe(true);
+      expect(await other.leaseHolder('projector')).toBe('A');
+      expect(await other.takeOverLease('projector', 'C', 'B', 60_000)).toBe(false); // A holds it, not C
+      expect(await other.leaseHolder('projector')).toBe('A');
+      // A's minute is not up, but B knows A stopped.
+      expect(await other.takeOverLease('projector', 'A', 'B', 60_000)).toBe(true);
+      expect(await model.leaseHolder('projector')).toBe('B');
+      expect(await model.tryLease('projector', 'A', 60_000)).toBe(false); // A is out, B's lease runs
+      expect(await other.tryLease('projector', 'B', 60_000)).toBe(true); // renewed as B's own
+      expect(await model.takeOverLease('projector', 'A', 'C', 60_000)).toBe(false); // taken once, not twice
+      await other.releaseLease('projector', 'B');
+      expect(await model.leaseHolder('projector')).toBeUndefined();
+    });
+
     it('rebuilds the same listing after reset and replay', async () => {
       const { model, another } = await open();
       const log = world();

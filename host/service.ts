@@ -105,10 +105,24 @@ export async function createService(config: Config, options: { project: 'run' | 
   const siteUrl = (address: SiteAddress, variant?: Variant) => `${origin(`${siteHostLabels(address, variant)}.${config.baseDomain}`)}/`;
   // Deliveries: 10 s for the whole request (spec §16), an answer read up to 64 KiB (only an excerpt is kept).
   const webhookOutbound = createOutbound({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-webhooks' });
+  // A payload's site URL, remembered per site path (and port: it is known once the service
+  // listens): a run of deliveries names the same few sites over and over, and parsing the
+  // path each time showed in the sender's profile.
+  const siteUrls = new Map<string, string>();
+  const webhookSiteUrl = (path: string, variant?: Variant): string => {
+    const key = `${publicPort()} ${path} ${variant ? JSON.stringify(variant) : ''}`;
+    let url = siteUrls.get(key);
+    if (url === undefined) {
+      if (siteUrls.size >= 1024) siteUrls.clear();
+      url = siteUrl(parseSitePath(path), variant);
+      siteUrls.set(key, url);
+    }
+    return url;
+  };
   const sender =
     options.project === 'run'
       ? startWebhookSender(
-          { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: (path, variant) => siteUrl(parseSitePath(path), variant), now: () => new Date(), random: Math.random },
+          { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: webhookSiteUrl, now: () => new Date(), random: Math.random },
           { isLeader: () => projector.isLeader, onError: (err) => log.error('webhook delivery failed', { error: String(err) }) },
         )
       : undefined;

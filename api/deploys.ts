@@ -35,12 +35,13 @@ function mountDeploys(r: Router, api: ApiContext, base: string, authenticate: (a
     const request = async () => {
       const body = await readManifestJson(ctx, manifestBodyLimit(api));
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('the body must be a JSON object {"meta": {…}, "files": {path: sha256, …}}');
-      const { meta, files } = body as { meta?: unknown; files?: unknown };
+      const { meta, files, preview } = body as { meta?: unknown; files?: unknown; preview?: unknown };
       if (meta === undefined) throw new ValidationError('meta is required');
       const parsed = readPublishMeta(meta);
       noteTarget(parsed, (site) => noteWrite(ctx, { site }));
       if (files === undefined) throw new ValidationError('files is required');
-      return { meta: parsed, files };
+      if (preview !== undefined && typeof preview !== 'string') throw new ValidationError('preview must be a string: the preview name');
+      return { meta: parsed, files, ...(preview !== undefined ? { preview } : {}) };
     };
     const created = await createDeploy(api.deps, identity, request);
     ctx.status = 201;

@@ -2,6 +2,9 @@ import Router from '@koa/router';
 import { parseInput } from '../app/contract/parse.ts';
 import { SitePatch } from '../app/contract/patch.ts';
 import { RollbackBody } from '../app/contract/rollback.ts';
+import { listPreviews } from '../app/previews/list-previews.ts';
+import { removePreview } from '../app/previews/remove-preview.ts';
+import { meansSite } from '../app/previews/route-reading.ts';
 import { listRevisions } from '../app/queries/revisions.ts';
 import { patchSite } from '../app/site-lifecycle/patch.ts';
 import { purgeSite } from '../app/site-lifecycle/purge.ts';
@@ -13,7 +16,8 @@ import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
 import { noteWrite } from './write-log.ts';
 import { handlePublishRequest } from './multipart.ts';
-import { sitePath, siteRoute } from './site-path.ts';
+import { handlePreviewRequest } from './preview-upload.ts';
+import { param, sitePath, siteRoute } from './site-path.ts';
 
 /**
  * The ingest plane (spec §4): API keys only. Each route authenticates the key and hands the
@@ -26,6 +30,34 @@ export function ingestRouter(api: ApiContext): Router {
 
   r.post('/ingest/sites', async (ctx) => {
     ctx.body = await handlePublishRequest(api, ctx, await requireKey(api, ctx));
+  });
+
+  // Previews (spec §14): capability preview (publish implies it); registered before the bare site routes.
+  siteRoute(r, 'PUT', '/ingest/sites/*path/previews/:name', async (ctx) => {
+    const identity = await requireKey(api, ctx);
+    noteWrite(ctx, { target: `preview:${param(ctx, 'name')}` });
+    const result = await handlePreviewRequest(api, ctx, identity, sitePath(ctx), param(ctx, 'name'));
+    noteWrite(ctx, { revision: result.preview.revision });
+    ctx.body = result;
+  });
+
+  siteRoute(r, 'GET', '/ingest/sites/*path/previews', async (ctx) => {
+    ctx.body = await listPreviews(api.deps, await requireKey(api, ctx), { site: sitePath(ctx) });
+  });
+
+  siteRoute(r, 'DELETE', '/ingest/sites/*path/previews/:name', async (ctx) => {
+    const identity = await requireKey(api, ctx);
+    const [site, name] = [sitePath(ctx), param(ctx, 'name')];
+    // Also the unpublish of the site `name` in a group whose last label is `previews` (see meansSite).
+    const whole = `${site}/previews/${name}`;
+    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) {
+      noteWrite(ctx, { action: 'unpublish', site: whole });
+      await unpublishSite(api.deps, identity, { site: whole });
+    } else {
+      noteWrite(ctx, { target: `preview:${name}` });
+      await removePreview(api.deps, identity, { site, name });
+    }
+    ctx.status = 204;
   });
 
   siteRoute(r, 'GET', '/ingest/sites/*path/revisions', async (ctx) => {

@@ -27,6 +27,9 @@ import { streamRevisionZip } from './revision-zip.ts';
 import { inertPublisherBytes } from './security-headers.ts';
 import { param, sitePath, siteRoute } from './site-path.ts';
 import { sendListing } from './listing-answer.ts';
+import { listPreviews } from '../app/previews/list-previews.ts';
+import { removePreview } from '../app/previews/remove-preview.ts';
+import { meansSite } from '../app/previews/route-reading.ts';
 
 /**
  * The management plane (spec §5): forward-auth users and keys (an admin key acts as an
@@ -101,6 +104,27 @@ export function managementRouter(api: ApiContext): Router {
     ctx.set('Content-Disposition', `attachment; filename="${archive.filename}"`);
     inertPublisherBytes(ctx);
     ctx.body = streamRevisionZip(archive.open, archive.manifest, archive.date);
+  });
+
+  // Each also names a site whose slug or last group label is `previews` (see meansSite).
+  siteRoute(r, 'GET', '/api/sites/*path/previews', async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    const whole = `${sitePath(ctx)}/previews`;
+    if (await meansSite(api.deps, identity, { path: whole }, sitePath(ctx))) ctx.body = await getSite(api.deps, identity, { site: whole });
+    else ctx.body = await listPreviews(api.deps, identity, { site: sitePath(ctx) });
+  });
+  siteRoute(r, 'DELETE', '/api/sites/*path/previews/:name', async (ctx) => {
+    const identity = await requireUser(api, ctx);
+    const [site, name] = [sitePath(ctx), param(ctx, 'name')];
+    const whole = `${site}/previews/${name}`;
+    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) {
+      noteWrite(ctx, { action: 'unpublish', site: whole });
+      await unpublishSite(api.deps, identity, { site: whole });
+    } else {
+      noteWrite(ctx, { target: `preview:${name}` });
+      await removePreview(api.deps, identity, { site, name });
+    }
+    ctx.status = 204;
   });
 
   siteRoute(r, 'GET', '/api/sites/*path/events', async (ctx) => {

@@ -7,7 +7,8 @@ import type { ApiContext } from './context.ts';
 import { peerAddress } from './peer-address.ts';
 
 /** What a route may add about its write, when the request and the answer do not say it. */
-export type WriteNote = { site?: string; revision?: string; target?: string };
+/** `action`: when the path alone cannot tell (`…/docs/previews/pr-7` removes a preview or unpublishes a site). */
+export type WriteNote = { site?: string; revision?: string; target?: string; action?: string };
 
 type WriteState = AuthState & { write?: WriteNote };
 
@@ -35,6 +36,8 @@ const ACTIONS: readonly Named[] = [
   // Before unpublish: `…/domains/<name with a dot>` is a custom domain, never a site path (no label holds a dot).
   { method: 'PUT', path: /^\/api\/sites\/(.+)\/domains\/[^/]*\.[^/]*$/, action: 'domain.attach', captures: 'site' },
   { method: 'DELETE', path: /^\/api\/sites\/(.+)\/domains\/[^/]*\.[^/]*$/, action: 'domain.detach', captures: 'site' },
+  { method: 'PUT', path: /^\/ingest\/sites\/(.+)\/previews\/[^/]+$/, action: 'preview.publish', captures: 'site' },
+  { method: 'DELETE', path: /^\/(?:ingest|api)\/sites\/(.+)\/previews\/[^/]+$/, action: 'preview.remove', captures: 'site' },
   { method: 'PATCH', path: /^\/(?:ingest|api)\/sites\/(.+)$/, action: 'patch', captures: 'site' },
   { method: 'DELETE', path: /^\/(?:ingest|api)\/sites\/(.+)$/, action: 'unpublish', captures: 'site' },
   { method: 'POST', path: /^\/(?:ingest|api)\/deploys\/?$/, action: 'deploy.create' },
@@ -124,7 +127,7 @@ function entryOf(ctx: Context, write: boolean, status: number, client: string, m
   return {
     kind: write ? 'write' : 'denied',
     ...actorFields(requestActor(state.auth)),
-    action: named?.action ?? `${ctx.method} ${ctx.path}`,
+    action: note.action ?? named?.action ?? `${ctx.method} ${ctx.path}`,
     ...(site ? { site } : {}),
     ...(revision ? { revision } : {}),
     ...(body.unchanged === true ? { unchanged: true as const } : {}),

@@ -1,6 +1,7 @@
 import type { SiteAddress } from '../domain/paths.ts';
 import type { BlobIndex, BlobStore, DeploySessions, EventStore, OutboundHttp } from '../domain/ports.ts';
 import type { Versioning } from '../domain/site/decide.ts';
+import type { Variant } from '../domain/site/previews.ts';
 import type { ActivityStore } from '../projections/activity.ts';
 import type { Queries } from '../projections/queries.ts';
 import type { WebhookDeliveries } from '../projections/webhooks.ts';
@@ -26,6 +27,10 @@ export type Settings = {
   readonly deletedSiteTtlMs: number;
   /** Who may approve MCP connections (SITES_MCP_ALLOWED_USERS). */
   readonly mcpApprovers: ReadonlySet<string>;
+  /** How long a preview lives after its last publish (SITES_PREVIEW_TTL; spec §14: 336h). */
+  readonly previewTtlMs?: number;
+  /** Previews per site (SITES_MAX_PREVIEWS_PER_SITE; spec §14: 50). */
+  readonly maxPreviewsPerSite?: number;
   /**
    * The names the control plane answers to: the base domain, the aliases and the control
    * domain. A custom domain is none of them and under none of them (spec §15).
@@ -56,8 +61,11 @@ export type AppDeps = {
   /** Publishes hold it shared, garbage collection exclusive (see gate.ts). */
   readonly gate: PublishGate;
   readonly now: () => Date;
-  /** Canonical URL of a site (`http://app.docs.localhost:8080/`), part of every `Site`. */
-  readonly siteUrl: (address: SiteAddress) => string;
+  /**
+   * Canonical URL of a site (`http://app.docs.localhost:8080/`), part of every `Site`; with a
+   * variant, of its preview or permalink (`http://pr-42--app.docs.localhost:8080/`, spec §14).
+   */
+  readonly siteUrl: (address: SiteAddress, variant?: Variant) => string;
   /** Parsed revision manifests by hash (shared with site serving). */
   readonly manifests: ManifestCache;
   /** `Site` objects and their JSON bytes by document. */

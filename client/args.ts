@@ -37,13 +37,28 @@ export function parseFlags(argv: readonly string[], known: readonly string[], bo
 const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const RESERVED = new Set(['revisions', 'rollback', 'restore', 'purge', 'favicon', 'events', 'deleted']);
 
-/** `docs/app` → group `docs`, slug `app` (spec §1: 1–3 labels, the last one the slug). */
-export function parseSite(text: string): { group: string; slug: string } {
+/** `docs/app` → group `docs`, slug `app` (spec §1: 1–3 labels, the last one the slug; no `--`, kept for preview hosts). */
+export function parseSite(text: string, what = '--site'): { group: string; slug: string } {
   const labels = text.split('/');
   if (labels.length > 3 || labels.some((l) => l.length > 63 || !LABEL.test(l))) {
-    throw new ClientUsageError(`--site ${JSON.stringify(text)} is not GROUP/SLUG (1 to 3 labels of lowercase letters, digits and inner hyphens)`);
+    throw new ClientUsageError(`${what} ${JSON.stringify(text)} is not GROUP/SLUG (1 to 3 labels of lowercase letters, digits and inner hyphens)`);
   }
+  if (labels.some((l) => l.includes('--'))) throw new ClientUsageError(`${what} ${JSON.stringify(text)}: "--" is reserved for preview and permalink hosts`);
   const slug = labels.pop()!;
-  if (RESERVED.has(slug)) throw new ClientUsageError(`--site: the slug ${JSON.stringify(slug)} is reserved`);
+  if (RESERVED.has(slug)) throw new ClientUsageError(`${what}: the slug ${JSON.stringify(slug)} is reserved`);
   return { group: labels.join('/'), slug };
+}
+
+/**
+ * A preview's name (spec §14): a label without `--`, not a permalink's `v<digits>`, and short
+ * enough that the host label `<name>--<slug>` stays within 63 characters. Checked here so a
+ * CI job's typo fails before the folder is hashed, with the same words as the service's.
+ */
+export function parsePreviewName(name: string, slug: string): string {
+  if (!LABEL.test(name) || name.includes('--')) {
+    throw new ClientUsageError(`--preview ${JSON.stringify(name)} is not a preview name (lowercase letters, digits and single inner hyphens, e.g. pr-42)`);
+  }
+  if (/^v\d+$/.test(name)) throw new ClientUsageError(`--preview ${JSON.stringify(name)}: v<number> names a revision's permalink; choose another name (e.g. pr-42)`);
+  if (name.length + 2 + slug.length > 63) throw new ClientUsageError(`--preview ${JSON.stringify(name)} is too long for the site ${JSON.stringify(slug)}: "${name}--${slug}" must fit in 63 characters`);
+  return name;
 }

@@ -18,8 +18,31 @@ export type PublishResult = {
   readonly unchanged?: boolean;
 };
 
-export type DeployOutcome = {
-  readonly result: PublishResult;
+/** A preview as the service describes it (spec §14 `Preview`), as far as the client reads it. */
+export type Preview = {
+  readonly name: string;
+  readonly url: string;
+  readonly revision: string;
+  readonly files?: number;
+  readonly size?: number;
+  readonly title?: string;
+  readonly updated_at?: string;
+  readonly expires_at?: string;
+  /** Who first published it: a key, a user, an MCP connection (each with a `name`). */
+  readonly created_by?: { readonly kind: string; readonly name: string };
+};
+
+/** The answer to a preview publish (spec §14 `PreviewResult`): the counts are against the live revision. */
+export type PreviewResult = {
+  readonly preview: Preview;
+  readonly changes: { readonly added: number; readonly changed: number; readonly removed: number };
+  /** Preview URLs of at most 20 added or changed HTML pages, added first. */
+  readonly pages: readonly string[];
+  readonly unchanged?: boolean;
+};
+
+export type DeployOutcome<R = PublishResult> = {
+  readonly result: R;
   /** Files whose content the site did not have yet. */
   readonly newFiles: number;
   /** Bytes sent in blob uploads (each missing content once). */
@@ -30,6 +53,8 @@ export type DeployOptions = {
   readonly base: URL;
   readonly key: string;
   readonly meta: PublishMeta;
+  /** Publish this preview of the site (spec §14) instead of its live content. */
+  readonly preview?: string;
   readonly files: readonly SiteFile[];
   /** Uploads at once (16: one upload's round trip hides behind the others', locally and far away). */
   readonly uploadConcurrency?: number;
@@ -69,7 +94,9 @@ async function* paced(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
  * digests, upload only the contents the site lacks, then publish. Files are hashed and
  * uploaded as streams, a few at a time, so a 10,000-file / 256 MB folder never sits in memory.
  */
-export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
+export async function deploy(options: DeployOptions & { preview?: undefined }): Promise<DeployOutcome<PublishResult>>;
+export async function deploy(options: DeployOptions & { preview: string }): Promise<DeployOutcome<PreviewResult>>;
+export async function deploy(options: DeployOptions): Promise<DeployOutcome<PublishResult | PreviewResult>> {
   const { base, key, meta, files } = options;
   const auth = { Authorization: `Bearer ${key}` };
   const call = async (method: string, path: string, headers: Record<string, string>, body?: Parameters<typeof send>[3]): Promise<Answer> => {
@@ -80,6 +107,7 @@ export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
     }
   };
 
+  const what = options.preview ? `publish of the preview ${options.preview}` : 'publish';
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
   const hashing = progressBar('hashing  ', totalBytes, files.length);
   const digests = await hashFiles(files, (f) => hashing.add(f.size), options.cache).finally(() => hashing.end());
@@ -87,10 +115,10 @@ export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
   files.forEach((f, i) => (manifest[f.name] = digests[i]!));
 
   // Compressed: a manifest is mostly paths and digests, sent whole on every publish (10,000 files ≈ 1 MB of JSON).
-  const body = gzipSync(JSON.stringify({ meta, files: manifest }));
+  const body = gzipSync(JSON.stringify({ meta, files: manifest, ...(options.preview ? { preview: options.preview } : {}) }));
   const created = expectJson<{ id: string; required: string[] }>(
     await call('POST', '/ingest/deploys', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': String(body.length) }, body),
-    'publish',
+    what,
     base,
   );
   const required = new Set(created.required);
@@ -137,6 +165,6 @@ export async function deploy(options: DeployOptions): Promise<DeployOutcome> {
     bar.end();
   }
 
-  const result = expectJson<PublishResult>(await call('POST', `/ingest/deploys/${encodeURIComponent(created.id)}/publish`, {}), 'publish', base);
+  const result = expectJson<PublishResult | PreviewResult>(await call('POST', `/ingest/deploys/${encodeURIComponent(created.id)}/publish`, {}), what, base);
   return { result, newFiles, uploadedBytes };
 }

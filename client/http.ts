@@ -21,8 +21,10 @@ const GRACE_MS = 250;
  * as the headers are in, and the server then stops reading. Waiting for the upload to
  * finish would wait forever, so the answer decides and whatever was not sent is dropped.
  */
-export async function send(url: URL, method: string, headers: Record<string, string>, body?: Readable | string | Buffer): Promise<Answer> {
+export async function send(url: URL, method: string, headers: Record<string, string>, body?: Readable | string | Buffer, idleTimeoutMs?: number): Promise<Answer> {
   const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers });
+  // A peer that stops answering altogether (only the calls to GitHub set this: the service's own uploads may wait on a slow disk).
+  if (idleTimeoutMs) req.setTimeout(idleTimeoutMs, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
   let sent = false;
   let answered = false;
   req.once('finish', () => (sent = true));

@@ -4,7 +4,9 @@
  * but Node publishes with `node sites.mjs publish dist --site docs/app`.
  */
 import { ClientError, ClientUsageError } from './errors.ts';
+import { previewsCommand } from './previews.ts';
 import { PUBLISH_USAGE, publishCommand, type PublishEnv } from './publish.ts';
+import { PREVIEWS_USAGE } from './usage.ts';
 
 const PROGRAM = 'node sites.mjs';
 
@@ -25,10 +27,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const defaultUrl = SERVED_FROM.startsWith('__') ? 'http://localhost:8080' : SERVED_FROM;
   if (command === '--help' || command === 'help') {
-    // The client has one command: its help is the whole story.
+    if (rest[0] === 'previews') return previewsCommand(['--help'], io(defaultUrl));
+    // Publishing is what the client is for: its help is the story; previews get a pointer.
     process.stdout.write(`sites publishing client ${CLIENT_VERSION}: publishes a folder to ${defaultUrl} (or SITES_URL)\n\n`);
-    return publishCommand(['--help'], io(defaultUrl));
+    const code = await publishCommand(['--help'], io(defaultUrl));
+    process.stdout.write(`\nAlso: ${PROGRAM} ${PREVIEWS_USAGE.replace('\n       ', `\n      ${PROGRAM} `)}\n(${PROGRAM} previews --help says more)\n`);
+    return code;
   }
+  if (command === 'previews') return previewsCommand(rest, io(defaultUrl));
   if (command !== 'publish') throw new ClientUsageError(`usage: ${PROGRAM} ${PUBLISH_USAGE} (${PROGRAM} --help says more)`);
   return publishCommand(rest, io(defaultUrl));
 }

@@ -1,12 +1,13 @@
 import { appendFileSync, realpathSync } from 'node:fs';
-import { parseFlags, parseSite } from './args.ts';
-import { deploy } from './deploy.ts';
+import { parseFlags, parsePreviewName, parseSite } from './args.ts';
+import { deploy, type PreviewResult } from './deploy.ts';
 import { cacheDir, openDigestCache } from './digest-cache.ts';
 import { ClientUsageError } from './errors.ts';
 import { siteFiles } from './folder.ts';
 import { count, formatBytes } from './format.ts';
 import { IGNORE_FILE } from './leave-out.ts';
-import { stepSummary } from './step-summary.ts';
+import { githubTarget, keepComment, previewComment, type GitHubTarget } from './github.ts';
+import { previewStepSummary, stepSummary } from './step-summary.ts';
 import { PUBLISH_USAGE, publishHelp } from './usage.ts';
 
 export { PUBLISH_USAGE } from './usage.ts';
@@ -51,7 +52,7 @@ function leftOutLine(leftOut: readonly string[], hasIgnoreFile: boolean, program
  * writes the `url` and `revision` outputs and a step summary.
  */
 export async function publishCommand(argv: readonly string[], io: PublishEnv): Promise<number> {
-  const { positionals, flags } = parseFlags(argv, ['site', 'title', 'url', 'key'], ['include-dotfiles']);
+  const { positionals, flags } = parseFlags(argv, ['site', 'title', 'url', 'key', 'preview', 'pull-request'], ['include-dotfiles', 'github-comment']);
   if (flags.has('help')) {
     io.out(publishHelp(io.program, io.defaultUrl));
     return 0;
@@ -61,9 +62,14 @@ export async function publishCommand(argv: readonly string[], io: PublishEnv): P
   const siteArg = flags.get('site');
   if (!siteArg) throw new ClientUsageError('--site GROUP/SLUG is required');
   const site = parseSite(siteArg);
+  const preview = flags.has('preview') ? parsePreviewName(flags.get('preview')!, site.slug) : undefined;
+  if (!preview && (flags.has('github-comment') || flags.has('pull-request'))) throw new ClientUsageError('--github-comment and --pull-request go with --preview NAME');
+  // Checked before anything is hashed or sent: a job missing its token fails at once.
+  const github = flags.has('github-comment') ? githubTarget(io.env, flags.get('pull-request')) : undefined;
+  if (!github && flags.has('pull-request')) throw new ClientUsageError('--pull-request goes with --github-comment');
   const key = flags.get('key') ?? io.env.SITES_KEY;
   if (!key) throw new ClientUsageError('give --key KEY or set SITES_KEY');
-  const base = flags.has('url') ? serviceUrl(flags.get('url')!, '--url') : io.env.SITES_URL ? serviceUrl(io.env.SITES_URL, 'SITES_URL') : serviceUrl(io.defaultUrl, 'the default URL');
+  const base = serviceBase(flags, io);
   const title = flags.get('title');
 
   const { files, leftOut, hasIgnoreFile } = await siteFiles(dir, { includeDotfiles: flags.has('include-dotfiles'), warn: io.warn });
@@ -71,14 +77,66 @@ export async function publishCommand(argv: readonly string[], io: PublishEnv): P
   // Said before anything is sent, so it is in the log even when the publish fails.
   if (leftOut.length) io.note(leftOutLine(leftOut, hasIgnoreFile, io.program));
   const cache = openDigestCache(cacheDir(io.env), realpathSync(dir));
-  const { result, newFiles, uploadedBytes } = await deploy({ base, key, meta: { ...site, ...(title ? { title } : {}) }, files, cache });
+  const meta = { ...site, ...(title ? { title } : {}) };
+  const path = [site.group, site.slug].filter(Boolean).join('/');
+  if (preview) {
+    const outcome = await deploy({ base, key, meta, files, cache, preview });
+    return previewPublished(io, { path, files: files.length, leftOut, github, ...outcome });
+  }
+  const { result, newFiles, uploadedBytes } = await deploy({ base, key, meta, files, cache });
   // A re-run CI job publishes what is already live: the service records nothing, and says so.
   const revision = `revision ${result.revision}${result.unchanged ? ', nothing changed' : ''}`;
   io.out(`published ${count(files.length, 'file')} (${newFiles.toLocaleString('en')} new, ${formatBytes(uploadedBytes)} uploaded) to ${result.url} (${revision})`);
   if (io.env.GITHUB_OUTPUT) appendFileSync(io.env.GITHUB_OUTPUT, `url=${result.url}\nrevision=${result.revision}\n`);
   if (io.env.GITHUB_STEP_SUMMARY) {
-    const path = [site.group, site.slug].filter(Boolean).join('/');
     appendFileSync(io.env.GITHUB_STEP_SUMMARY, stepSummary({ site: path, url: result.url, revision: result.revision, unchanged: result.unchanged === true, files: files.length, newFiles, uploadedBytes, leftOut }));
+  }
+  return 0;
+}
+
+/** The service: --url, else SITES_URL, else the default (the local service, or where the client came from). */
+export function serviceBase(flags: Map<string, string>, io: Pick<PublishEnv, 'env' | 'defaultUrl'>): URL {
+  if (flags.has('url')) return serviceUrl(flags.get('url')!, '--url');
+  if (io.env.SITES_URL) return serviceUrl(io.env.SITES_URL, 'SITES_URL');
+  return serviceUrl(io.defaultUrl, 'the default URL');
+}
+
+type PreviewFacts = {
+  readonly path: string;
+  readonly files: number;
+  readonly leftOut: readonly string[];
+  readonly github: GitHubTarget | undefined;
+  readonly result: PreviewResult;
+  readonly newFiles: number;
+  readonly uploadedBytes: number;
+};
+
+/**
+ * Says what a preview publish did: the URL, the counts against live and the changed pages
+ * (what a reviewer opens first); on GitHub Actions the outputs, the step summary and, with
+ * --github-comment, the pull request's comment. A comment that cannot be written is a
+ * warning, not a failure: the preview is up, and the step summary links to it.
+ */
+async function previewPublished(io: PublishEnv, f: PreviewFacts): Promise<number> {
+  const { preview, changes, pages } = f.result;
+  const revision = `revision ${preview.revision}${f.result.unchanged ? ', nothing changed' : ''}`;
+  io.out(`published preview ${preview.name} of ${f.path}: ${count(f.files, 'file')} (${f.newFiles.toLocaleString('en')} new, ${formatBytes(f.uploadedBytes)} uploaded) to ${preview.url} (${revision})`);
+  io.out(`against live: ${count(changes.added, 'file')} added, ${changes.changed.toLocaleString('en')} changed, ${changes.removed.toLocaleString('en')} removed`);
+  if (pages.length) io.out(`changed pages:\n${pages.map((p) => `  ${p}`).join('\n')}`);
+  if (io.env.GITHUB_OUTPUT) appendFileSync(io.env.GITHUB_OUTPUT, `url=${preview.url}\nrevision=${preview.revision}\n`);
+  if (io.env.GITHUB_STEP_SUMMARY) {
+    appendFileSync(
+      io.env.GITHUB_STEP_SUMMARY,
+      previewStepSummary({ site: f.path, preview: preview.name, url: preview.url, revision: preview.revision, unchanged: f.result.unchanged === true, files: f.files, newFiles: f.newFiles, uploadedBytes: f.uploadedBytes, leftOut: f.leftOut, changes, pages }),
+    );
+  }
+  if (f.github) {
+    try {
+      const done = await keepComment(f.github, f.path, previewComment({ site: f.path, result: f.result, ...(f.github.commit ? { commit: f.github.commit } : {}) }));
+      io.out(`${done.action} the comment on pull request #${f.github.pullRequest}${done.url ? `: ${done.url}` : ''}`);
+    } catch (err) {
+      io.warn(`the pull request's comment was not updated: ${(err as Error).message}`);
+    }
   }
   return 0;
 }

@@ -1,3 +1,5 @@
+import type { Actor } from './events.ts';
+
 /**
  * An aggregate's rules as one value, the shape of emmett's `Decider`: `decide` answers a
  * command on the current state with the events it causes (or throws a typed domain error),
@@ -12,8 +14,11 @@ export type Decider<Command, State, Event> = {
   readonly initialState: State;
 };
 
-/** An event as `evolve` sees it: with the time it was recorded (a `Recorded` event is one). */
-export type Stamped<Event> = Event & { readonly meta: { readonly at: string } };
+/**
+ * An event as `evolve` sees it: with the time it was recorded and, as recorded events always
+ * have, who caused it (a `Recorded` event is one; a decider spec may leave the actor out).
+ */
+export type Stamped<Event> = Event & { readonly meta: { readonly at: string; readonly actor?: Actor } };
 
 /** The state of a stream: its events folded from the initial state. */
 export function fold<C, S, E>(decider: Decider<C, S, E>, events: readonly Stamped<E>[], from: S = decider.initialState): S {

@@ -1,7 +1,12 @@
 import { ValidationError } from './errors.ts';
 import { assertLabel, fullPath, isWithin, MAX_DEPTH, parseSitePath, type SiteAddress } from './paths.ts';
 
-export const CAPABILITIES = ['publish', 'unpublish', 'rollback', 'patch', 'purge'] as const;
+/**
+ * `preview` (spec §14) publishes and removes previews only: a key holding it alone can never
+ * change what is live (what a CI job building untrusted pull requests gets). `publish`
+ * implies it (`can`).
+ */
+export const CAPABILITIES = ['publish', 'unpublish', 'rollback', 'patch', 'purge', 'preview'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 /**
@@ -75,12 +80,17 @@ export function can(principal: Principal, capability: Capability, site: SiteAddr
     case 'viewer':
       return false;
     case 'grants':
-      return principal.grants.some((g) => g.permissions.includes(capability) && grantCovers(g, site));
+      return principal.grants.some((g) => holds(g, capability) && grantCovers(g, site));
     default: {
       const never: never = principal;
       return never;
     }
   }
+}
+
+/** Does the grant hold the capability, itself or through one that implies it (`publish` implies `preview`)? */
+function holds(grant: Grant, capability: Capability): boolean {
+  return grant.permissions.includes(capability) || (capability === 'preview' && grant.permissions.includes('publish'));
 }
 
 export function describeGrant(grant: Grant): string {

@@ -1,4 +1,5 @@
-import { addressFromHostLabels, isLabel, type SiteAddress } from './paths.ts';
+import { addressFromHostLabels, isLabel, isSiteLabel, RESERVED_SEPARATOR, type SiteAddress } from './paths.ts';
+import { parseVariant } from './site/previews.ts';
 
 /**
  * The names the service answers to (spec §1). `apexes` serve the control plane and have
@@ -27,6 +28,10 @@ export type HostKind =
   | { readonly kind: 'apex'; readonly name: string; readonly direct: boolean }
   /** A site's host; `apex` is the apex it lies under. */
   | { readonly kind: 'site'; readonly address: SiteAddress; readonly apex: string }
+  /** A preview of a site (spec §14): `pr-42--app.docs.<base>`. */
+  | { readonly kind: 'preview'; readonly address: SiteAddress; readonly name: string; readonly apex: string }
+  /** A revision's permalink (spec §14): `v7--app.docs.<base>` is revision number 7 of `docs/app`. */
+  | { readonly kind: 'permalink'; readonly address: SiteAddress; readonly number: number; readonly apex: string }
   /** A well-formed name under none of the apexes: nothing yet, a custom domain once one can be attached (spec §15). */
   | { readonly kind: 'external'; readonly name: string }
   /** Malformed, an IP literal, or under an apex but no site's host (too deep, a bad label). */
@@ -53,11 +58,28 @@ export function classifyHost(rawHost: string | undefined, names: HostNames): Hos
     if (isIpLiteral(apex)) continue;
     if (host.endsWith(`.${apex}`)) {
       if (siteless.includes(apex)) return UNKNOWN;
-      const address = addressFromHostLabels(host.slice(0, -apex.length - 1));
-      return address ? { kind: 'site', address, apex } : UNKNOWN;
+      return siteHost(host.slice(0, -apex.length - 1), apex);
     }
   }
   return host.length <= 253 && host.split('.').every(isLabel) ? { kind: 'external', name: host } : UNKNOWN;
+}
+
+/**
+ * The labels left of an apex: a site (`app.docs`), or, when the leftmost label holds `--`, a
+ * preview or permalink of the site it names once split at the first `--` (spec §14). No site
+ * label holds `--` (§1), so a name with one anywhere else names nothing.
+ */
+function siteHost(sub: string, apex: string): HostKind {
+  const dot = sub.indexOf('.');
+  const first = dot < 0 ? sub : sub.slice(0, dot);
+  const cut = first.indexOf(RESERVED_SEPARATOR);
+  const own = cut < 0 ? sub : sub.slice(cut + RESERVED_SEPARATOR.length);
+  const address = addressFromHostLabels(own);
+  if (!address || !isSiteLabel(address.slug) || !(address.group === '' || address.group.split('/').every(isSiteLabel))) return UNKNOWN;
+  if (cut < 0) return { kind: 'site', address, apex };
+  const variant = parseVariant(first.slice(0, cut));
+  if (!variant || first.length > 63) return UNKNOWN;
+  return variant.kind === 'preview' ? { kind: 'preview', address, name: variant.name, apex } : { kind: 'permalink', address, number: variant.number, apex };
 }
 
 /**

@@ -32,6 +32,24 @@ export function assertLabel(value: string, what: string, hint = ''): void {
 }
 
 /**
+ * The double hyphen in a host's leftmost label joins a preview or revision to its site
+ * (spec §1, §14: `pr-42--app.docs.<base>`, `v7--app.docs.<base>`), so no site label holds one.
+ */
+export const RESERVED_SEPARATOR = '--';
+
+/** A label of a site path: a label (§1) without the reserved `--`. */
+export function isSiteLabel(value: string): boolean {
+  return isLabel(value) && !value.includes(RESERVED_SEPARATOR);
+}
+
+function assertSiteLabel(value: string, what: string, hint = ''): void {
+  assertLabel(value, what, hint);
+  if (value.includes(RESERVED_SEPARATOR)) {
+    throw new ValidationError(`${what} ${JSON.stringify(value)} contains "--", which is reserved for preview and revision hosts (pr-42--app.docs.<base>)`);
+  }
+}
+
+/**
  * Why a group label is wrong when it looks like a host name or a path written the wrong way:
  * people write the group as it reads in the host (`previews.docs`), but a group is written
  * outside-in with `/` (`docs/previews`, served at `….previews.docs.<base>`).
@@ -60,14 +78,14 @@ export function parseGroup(group: string): string[] {
   if (labels.length > MAX_DEPTH - 1) {
     throw new ValidationError(`group ${JSON.stringify(group)} has more than ${MAX_DEPTH - 1} labels`);
   }
-  for (const label of labels) assertLabel(label, 'group label', groupHint(group));
+  for (const label of labels) assertSiteLabel(label, 'group label', groupHint(group));
   return labels;
 }
 
 /** Builds a validated address from separate group and slug values (publish `meta`). */
 export function siteAddress(group: string, slug: string): SiteAddress {
   parseGroup(group);
-  assertLabel(slug, 'slug', slugHint(slug));
+  assertSiteLabel(slug, 'slug', slugHint(slug));
   if (RESERVED_SLUGS.has(slug)) {
     throw new ValidationError(`slug ${JSON.stringify(slug)} is reserved`);
   }

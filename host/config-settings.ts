@@ -163,6 +163,18 @@ export const SETTINGS = {
     doc: 'How long an unpublished site stays in the trash before it is purged automatically.',
     type: p.duration,
   }),
+  SITES_PREVIEW_TTL: setting({
+    section: 'Versions and trash',
+    default: '336h',
+    doc: 'How long a preview lives after its last publish; then the service removes it (`PreviewExpired`) and collects the files only it held.',
+    type: p.duration,
+  }),
+  SITES_MAX_PREVIEWS_PER_SITE: setting({
+    section: 'Versions and trash',
+    default: '50',
+    doc: 'The most previews a site may have at once; publishing one more answers 409 until one is removed or expires.',
+    type: p.int(1),
+  }),
   SITES_DEPLOY_TTL: setting({
     section: 'Versions and trash',
     default: '1h',

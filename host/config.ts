@@ -39,6 +39,8 @@ export type Config = {
   readonly maxConnectionsPerAddress: number;
   readonly versioning: { readonly enabled: boolean; readonly keep: number };
   readonly deletedSiteTtlMs: number;
+  /** Previews (spec §14): how long one lives after its last publish, and how many a site may have. */
+  readonly previews: { readonly ttlMs: number; readonly maxPerSite: number };
   /** How long an incremental deploy stays open before it expires (spec §10: 1h; shorter for tests). */
   readonly deployTtlMs: number;
   /**
@@ -118,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerAddress: v.SITES_MAX_CONNECTIONS_PER_ADDRESS,
     versioning: { enabled: v.SITES_VERSIONING_ENABLED, keep: v.SITES_VERSIONING_KEEP },
     deletedSiteTtlMs: v.SITES_DELETED_SITE_TTL,
+    previews: { ttlMs: v.SITES_PREVIEW_TTL, maxPerSite: v.SITES_MAX_PREVIEWS_PER_SITE },
     deployTtlMs: v.SITES_DEPLOY_TTL,
     storeWaitMs: v.SITES_STORE_WAIT,
     mcp: {

@@ -1,6 +1,7 @@
 import type { EventStore } from '../domain/ports.ts';
 import type { Leases } from '../domain/ports.ts';
 import type { ProjectionBatch, ProjectionStore } from '../projections/projection-store.ts';
+import { takeLease } from './lease-holder.ts';
 
 /**
  * Another projection the projector feeds besides the read model (the activity log, the
@@ -34,6 +35,8 @@ export type ProjectorOptions = {
   readonly holder: string;
   readonly leaseTtlMs?: number;
   readonly onError?: (err: unknown) => void;
+  /** Told when the lease was taken over from a holder that is gone (killed without releasing it). */
+  readonly onTakeOver?: (from: string) => void;
   /** Streams a catch-up batch holds at most before it commits (memory); 20,000 unless given. */
   readonly catchUpStreams?: number;
   /** Projections fed with the read model, each from its own checkpoint. */
@@ -227,7 +230,8 @@ export class Projector {
     while (this.running) {
       try {
         if (!this.holding || Date.now() - lastRenew > this.ttl / 3) {
-          this.holding = await this.readModel.tryLease(LEASE, this.options.holder, this.ttl);
+          // A predecessor killed while holding the lease is not waited out: see lease-holder.ts.
+          this.holding = await takeLease(this.readModel, LEASE, this.options.holder, this.ttl, this.options.onTakeOver);
           lastRenew = Date.now();
         }
         if (!this.holding) {

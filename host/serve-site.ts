@@ -13,6 +13,7 @@ import { createBodies, HOT_MAX, SMALL, type Bodies, type Coding } from './byte-c
 import { createDomainLookup } from './domain-lookup.ts';
 import { decodedPath, resolveRequest, rulesOf, type Resolved } from './site-resolve.ts';
 import { readable } from '../domain/site/lifecycle.ts';
+import { variantRevision, type Variant } from '../domain/site/previews.ts';
 
 export type SiteServerDeps = { queries: Queries; blobs: BlobStore; manifests: ManifestCache };
 
@@ -47,7 +48,13 @@ function contentTypeHeader(type: string): string {
  * live manifest, weakly: the manifest cache bounds what is held, and while the manifest
  * is alive a request needs nothing but the checkpoint to reach it.
  */
-type CachedSite = { readonly checkpoint: string | undefined; readonly site: SiteDoc | undefined; manifest?: WeakRef<Manifest> };
+type CachedSite = {
+  readonly checkpoint: string | undefined;
+  readonly site: SiteDoc | undefined;
+  manifest?: WeakRef<Manifest>;
+  /** Manifests of its previews and permalinks served at this checkpoint (by `pr-42`, by 7), each until its preview expires. */
+  variants?: Map<string | number, { readonly manifest: WeakRef<Manifest>; readonly until: number }>;
+};
 const SITE_CACHE_MAX = 10_000;
 
 /**
@@ -91,6 +98,33 @@ async function liveManifest(m: Memory, path: string, checkpoint: string | undefi
   if (known || !entry.site || !readable(entry.site.status)) return known;
   const manifest = await deps.manifests.get(entry.site.live.manifest);
   if (manifest) entry.manifest = new WeakRef(manifest);
+  return manifest;
+}
+
+/** The key of a variant in `CachedSite.variants`: a preview's name, a permalink's number (a Map tells 7 from "7"; nothing built per request). */
+const variantKey = (variant: Variant): string | number => (variant.kind === 'preview' ? variant.name : variant.number);
+
+/** A preview's or permalink's manifest cached at this checkpoint and not expired, without waiting for anything. */
+function knownVariant(m: Memory, path: string, variant: Variant, checkpoint: string | undefined, nowMs: number): Manifest | undefined {
+  const hit = m.sites.get(path);
+  if (!hit || hit.checkpoint !== checkpoint) return undefined;
+  const known = hit.variants?.get(variantKey(variant));
+  return known && nowMs < known.until ? known.manifest.deref() : undefined;
+}
+
+/**
+ * The manifest a preview or permalink host serves (spec §14): a preview not expired yet, or a
+ * revision the site retains; undefined when the site is not live (previews and permalinks go
+ * offline with it) or has no such preview or revision.
+ */
+async function variantManifest(m: Memory, path: string, variant: Variant, checkpoint: string | undefined, nowMs: number): Promise<Manifest | undefined> {
+  const hit = m.sites.get(path);
+  const entry = hit && hit.checkpoint === checkpoint ? hit : await loadSite(m, path, checkpoint);
+  if (!entry.site || !readable(entry.site.status)) return undefined;
+  const found = variantRevision(entry.site, variant, nowMs);
+  if (!found) return undefined;
+  const manifest = await m.deps.manifests.get(found.revision.manifest);
+  if (manifest) (entry.variants ??= new Map()).set(variantKey(variant), { manifest: new WeakRef(manifest), until: found.until });
   return manifest;
 }
 
@@ -184,9 +218,12 @@ function remember(m: Memory, manifest: Manifest, url: string, route: Route, ownB
   m.rememberedBytes += url.length + ownBytes;
 }
 
-/** A site server: serves a site host's requests from the live revision, with its own memory. */
+/**
+ * A site server: serves a site host's requests from the live revision, with its own memory;
+ * with a variant, a preview's or permalink's host (spec §14) from that revision.
+ */
 export type SiteServer = {
-  serve(address: SiteAddress, req: IncomingMessage, res: ServerResponse): Promise<void>;
+  serve(address: SiteAddress, req: IncomingMessage, res: ServerResponse, variant?: Variant): Promise<void>;
   /**
    * A request whose Host is a custom domain (spec §15): served as its site's host, by the same
    * rules. When no site has the name: `orElse` answers if given, else 404.
@@ -199,7 +236,7 @@ export function createSiteServer(deps: SiteServerDeps): SiteServer {
   const m: Memory = { deps, checkpoint: checkpointReader(deps.queries), sites: new Map(), bodies: createBodies(), routes: new WeakMap(), remembered: 0, rememberedBytes: 0 };
   const domains = createDomainLookup(deps.queries, m.checkpoint);
   return {
-    serve: (address, req, res) => serveSite(m, address, req, res),
+    serve: (address, req, res, variant) => serveSite(m, address, req, res, variant),
     async serveDomain(name, req, res, orElse) {
       const path = await domains.path(name, await m.checkpoint());
       if (path === undefined) return orElse ? orElse() : plain(res, 404, 'unknown host\n');
@@ -208,30 +245,50 @@ export function createSiteServer(deps: SiteServerDeps): SiteServer {
   };
 }
 
-/** Serves one request on a site host from the live revision. */
-async function serveSite(m: Memory, address: SiteAddress, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * Serves one request on a site host from the live revision, or on a preview's or
+ * permalink's host from its revision (spec §14): the same rules, `_redirects`/`_headers` and
+ * 404.html of that revision, and on every answer `X-Robots-Tag: noindex` (a preview or an old
+ * revision must never be what a search engine finds).
+ */
+async function serveSite(m: Memory, address: SiteAddress, req: IncomingMessage, res: ServerResponse, variant?: Variant): Promise<void> {
   const { deps } = m;
+  // Set with each answer's own headers, never ahead with setHeader: that would send every
+  // cached answer's writeHead down Node's slow path (one setHeader per header).
+  const noindex = variant !== undefined;
+  const robots = noindex ? ROBOTS : undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
+    res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8', ...robots });
     res.end('method not allowed\n');
     return;
   }
   const path = fullPath(address);
   const checkpoint = await m.checkpoint();
-  const manifest = knownManifest(m, path, checkpoint) ?? (await liveManifest(m, path, checkpoint));
-  if (!manifest) return plain(res, 404, 'site not found\n');
+  let manifest: Manifest | undefined;
+  if (variant) {
+    const nowMs = Date.now();
+    manifest = knownVariant(m, path, variant, checkpoint, nowMs) ?? (await variantManifest(m, path, variant, checkpoint, nowMs));
+  } else manifest = knownManifest(m, path, checkpoint) ?? (await liveManifest(m, path, checkpoint));
+  if (!manifest) return plain(res, 404, 'site not found\n', robots);
   const url = req.url ?? '/';
   const route = knownRoute(m, manifest, url) ?? (await newRoute(m, manifest, url));
   const resolved = route.resolved;
-  if (resolved.kind === 'missing') return plain(res, 404, 'not found\n');
+  if (resolved.kind === 'missing') return plain(res, 404, 'not found\n', robots);
   if (resolved.kind === 'redirect') {
-    res.writeHead(resolved.status ?? 301, { Location: resolved.location, 'Content-Type': 'text/plain; charset=utf-8' });
+    res.writeHead(resolved.status ?? 301, { Location: resolved.location, 'Content-Type': 'text/plain; charset=utf-8', ...robots });
     res.end(req.method === 'HEAD' ? undefined : `moved to ${resolved.location}\n`);
     return;
   }
   const answer = route.answer!;
-  if (!sendKnown(m.bodies, answer, resolved.entry, resolved.status, req, res)) await sendEntry(m.bodies, deps.blobs, resolved.entry, resolved.status, req, res, answer.siteHeaders);
+  if (!sendKnown(m.bodies, answer, resolved.entry, resolved.status, req, res, noindex)) {
+    await sendEntry(m.bodies, deps.blobs, resolved.entry, resolved.status, req, res, answer.siteHeaders, noindex);
+  }
 }
+
+const NOINDEX = 'noindex';
+const ROBOTS = { 'X-Robots-Tag': NOINDEX } as const;
+/** `FileAnswer.byCoding` keys of noindex answers, by coding: no string built per request. */
+const NOINDEX_KEY: Readonly<Record<string, string>> = { '': 'noindex', br: 'br noindex', gzip: 'gzip noindex' };
 
 /** The coding a full answer of this file gets for this request. */
 function codingFor(entry: ManifestEntry, req: IncomingMessage): Coding | undefined {
@@ -242,15 +299,17 @@ function codingFor(entry: ManifestEntry, req: IncomingMessage): Coding | undefin
  * The common answer, the whole file from memory with headers already built, when nothing
  * makes it special (no Range, no If-None-Match); false when `sendEntry` has to answer.
  */
-function sendKnown(bodies: Bodies, known: FileAnswer, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse): boolean {
+function sendKnown(bodies: Bodies, known: FileAnswer, entry: ManifestEntry, status: number, req: IncomingMessage, res: ServerResponse, noindex: boolean): boolean {
   if (req.headers.range !== undefined || req.headers['if-none-match'] !== undefined) return false;
   const coding = codingFor(entry, req);
   const body = bodies.cachedBody(entry, coding);
   if (!body) return false;
-  let answer = known.byCoding.get(coding ?? '');
+  // A permalink of the live revision shares its manifest, so its answers too: noindex is part of the key.
+  const key = noindex ? NOINDEX_KEY[coding ?? '']! : (coding ?? '');
+  let answer = known.byCoding.get(key);
   if (!answer || answer.length !== body.length) {
-    answer = { length: body.length, headers: answerHeaders(entry, status, coding, body.length, known.siteHeaders) };
-    known.byCoding.set(coding ?? '', answer);
+    answer = { length: body.length, headers: answerHeaders(entry, status, coding, body.length, known.siteHeaders, noindex) };
+    known.byCoding.set(key, answer);
   }
   res.writeHead(status, answer.headers);
   res.end(req.method === 'HEAD' ? undefined : body);
@@ -258,7 +317,7 @@ function sendKnown(bodies: Bodies, known: FileAnswer, entry: ManifestEntry, stat
 }
 
 /** The headers `sendEntry` sets for a full answer, in its order and with its precedence, as one flat list. */
-function answerHeaders(entry: ManifestEntry, status: number, coding: Coding | undefined, length: number, siteHeaders?: HeaderSet): string[] {
+function answerHeaders(entry: ManifestEntry, status: number, coding: Coding | undefined, length: number, siteHeaders: HeaderSet | undefined, noindex: boolean): string[] {
   const headers = new Map<string, [string, string]>();
   const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
   for (const [name, value] of baseHeaders(entry)) set(name, value);
@@ -269,6 +328,8 @@ function answerHeaders(entry: ManifestEntry, status: number, coding: Coding | un
   }
   if (coding) set('Content-Encoding', coding);
   set('Content-Length', String(length));
+  // After the site's own headers: a preview's `_headers` cannot make it indexable.
+  if (noindex) set('X-Robots-Tag', NOINDEX);
   return [...headers.values()].flat();
 }
 
@@ -291,11 +352,13 @@ async function sendEntry(
   req: IncomingMessage,
   res: ServerResponse,
   /** From the site's `_headers`: they replace the service's own value of the same header. */
-  siteHeaders?: HeaderSet,
+  siteHeaders: HeaderSet | undefined,
+  noindex: boolean,
 ): Promise<void> {
   const etag = `"${entry.hash}"`;
   for (const [name, value] of baseHeaders(entry)) res.setHeader(name, value);
   if (siteHeaders) for (const [name, value] of siteHeaders) res.setHeader(name, value);
+  if (noindex) res.setHeader('X-Robots-Tag', NOINDEX);
   if (status === 200) {
     res.setHeader('ETag', etag);
     res.setHeader('Accept-Ranges', 'bytes');
@@ -380,7 +443,7 @@ export function parseRange(header: string, size: number): { start: number; end: 
   return { start, end };
 }
 
-function plain(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache' });
+function plain(res: ServerResponse, status: number, text: string, extra?: Readonly<Record<string, string>>): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache', ...extra });
   res.end(res.req?.method === 'HEAD' ? undefined : text);
 }

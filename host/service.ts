@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -32,7 +31,8 @@ import { ListingTree } from '../app/queries/listing-tree.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
 import { classifyHost } from '../domain/hosts.ts';
-import { hostLabels, parseSitePath, type SiteAddress } from '../domain/paths.ts';
+import { parseSitePath, type SiteAddress } from '../domain/paths.ts';
+import { siteHostLabels, type Variant } from '../domain/site/previews.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { hostNames, listenHostNames } from './hosts.ts';
@@ -46,6 +46,7 @@ import { portalMiddleware } from './portal.ts';
 import { docsMiddleware } from './docs/site.ts';
 import { projectRoot } from './root.ts';
 import { Projector } from './projector.ts';
+import { leaseHolderId, takeLease } from './lease-holder.ts';
 import { createSiteServer } from './serve-site.ts';
 import { startWebhookSender } from './webhook-sender.ts';
 import { inCidrs } from '../api/ip.ts';
@@ -79,10 +80,12 @@ export type Service = {
 export async function createService(config: Config, options: { project: 'run' | 'catch-up'; port?: () => number } = { project: 'run' }): Promise<Service> {
   const log = createLogger(config);
   const stack = await openStack(config);
-  const holder = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const holder = leaseHolderId();
+  const tookOver = (from: string) => log.warn('took over the projector lease from a process that stopped without releasing it', { holder: from });
   const projector = new Projector(stack.events, stack.readModel, {
     holder,
     onError: (err) => log.error('projection failed', { error: String(err) }),
+    onTakeOver: tookOver,
     // The activity log and the webhook outbox, each with its own checkpoint (DESIGN.md "Subscribers of the log").
     sides: [
       { name: 'activity', beginBatch: () => stack.activity.beginBatch() },
@@ -99,13 +102,27 @@ export async function createService(config: Config, options: { project: 'run' | 
     const showPort = config.publicScheme === 'http' && port !== defaultPort;
     return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
   };
-  const siteUrl = (address: SiteAddress) => `${origin(`${hostLabels(address)}.${config.baseDomain}`)}/`;
+  const siteUrl = (address: SiteAddress, variant?: Variant) => `${origin(`${siteHostLabels(address, variant)}.${config.baseDomain}`)}/`;
   // Deliveries: 10 s for the whole request (spec §16), an answer read up to 64 KiB (only an excerpt is kept).
   const webhookOutbound = createOutbound({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-webhooks' });
+  // A payload's site URL, remembered per site path (and port: it is known once the service
+  // listens): a run of deliveries names the same few sites over and over, and parsing the
+  // path each time showed in the sender's profile.
+  const siteUrls = new Map<string, string>();
+  const webhookSiteUrl = (path: string, variant?: Variant): string => {
+    const key = `${publicPort()} ${path} ${variant ? JSON.stringify(variant) : ''}`;
+    let url = siteUrls.get(key);
+    if (url === undefined) {
+      if (siteUrls.size >= 1024) siteUrls.clear();
+      url = siteUrl(parseSitePath(path), variant);
+      siteUrls.set(key, url);
+    }
+    return url;
+  };
   const sender =
     options.project === 'run'
       ? startWebhookSender(
-          { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: (path) => siteUrl(parseSitePath(path)), now: () => new Date(), random: Math.random },
+          { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: webhookSiteUrl, now: () => new Date(), random: Math.random },
           { isLeader: () => projector.isLeader, onError: (err) => log.error('webhook delivery failed', { error: String(err) }) },
         )
       : undefined;
@@ -123,6 +140,8 @@ export async function createService(config: Config, options: { project: 'run' | 
       mcpEnabled: config.mcp.enabled,
       deletedSiteTtlMs: config.deletedSiteTtlMs,
       mcpApprovers: config.mcp.allowedUsers,
+      previewTtlMs: config.previews.ttlMs,
+      maxPreviewsPerSite: config.previews.maxPerSite,
       serviceNames: [...new Set([config.baseDomain, ...config.aliasDomains, config.controlDomain])],
     },
     siteUrl,
@@ -144,7 +163,7 @@ export async function createService(config: Config, options: { project: 'run' | 
         ? (stream, revision) => projector.waitFor(stream, revision)
         : async (stream, revision) => {
             // Short-lived CLI: project what we appended ourselves unless a running service holds the lease.
-            if (await stack.readModel.tryLease('projector', holder, 5_000)) {
+            if (await takeLease(stack.readModel, 'projector', holder, 5_000, tookOver)) {
               try {
                 await projector.catchUp();
               } finally {
@@ -266,9 +285,17 @@ export async function startHttp(service: Service): Promise<Server> {
     // A custom domain is a site's host, so its own /tls/ask is the site's file, not the ask.
     if (target.kind === 'unknown' && isTlsAsk(req.url)) return void apexHandler(req, res);
     // A name under no apex may be a site's custom domain (spec §15): served as that site's host, never as the apex.
-    if (target.kind === 'site' || target.kind === 'external') {
-      const orElse = isTlsAsk(req.url) ? () => void apexHandler(req, res) : undefined;
-      const served = target.kind === 'site' ? sites.serve(target.address, req, res) : sites.serveDomain(target.name, req, res, orElse);
+    // Previews and permalinks (spec §14) are publisher content like the site: the same lean handler, never the apex.
+    if (target.kind === 'site' || target.kind === 'external' || target.kind === 'preview' || target.kind === 'permalink') {
+      const orElse = target.kind === 'external' && isTlsAsk(req.url) ? () => void apexHandler(req, res) : undefined;
+      const served =
+        target.kind === 'site'
+          ? sites.serve(target.address, req, res)
+          : target.kind === 'preview'
+            ? sites.serve(target.address, req, res, { kind: 'preview', name: target.name })
+            : target.kind === 'permalink'
+              ? sites.serve(target.address, req, res, { kind: 'permalink', number: target.number })
+              : sites.serveDomain(target.name, req, res, orElse);
       served.catch((err) => {
         service.log.error('serving failed', { error: String(err) });
         try {

@@ -1,4 +1,4 @@
-import { attemptDelivery, type SendDeps } from '../app/webhooks/send.ts';
+import { prepareAttempt, sendPrepared, signerFor, type SendDeps } from '../app/webhooks/send.ts';
 import type { AttemptRecord, DeliveryRecord } from '../projections/webhooks.ts';
 
 /** Deliveries a lane reads, and records, at a time. */
@@ -76,6 +76,8 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
   const drain = async (first: DeliveryRecord): Promise<void> => {
     const id = first.webhookId;
     let webhook = await deps.webhooks.getWebhook(id);
+    // The library's signer for the webhook's secret, made once per lookup (it decodes the secret).
+    let signer = webhook && signerFor(webhook);
     let seen = generation;
     const done: { before: DeliveryRecord; outcome: AttemptRecord }[] = [];
     let flushedAt = performance.now();
@@ -92,9 +94,10 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
           if (seen !== generation) {
             seen = generation;
             webhook = await deps.webhooks.getWebhook(id);
+            signer = webhook && signerFor(webhook);
           }
-          if (!webhook) return;
-          const outcome = await attemptDelivery(deps, delivery, webhook);
+          if (!webhook || !signer) return;
+          const outcome = await sendPrepared(deps, prepareAttempt(deps, delivery, webhook, signer));
           done.push({ before: delivery, outcome });
           if (outcome.status === 'pending') return; // retried later, after a wait
           if (done.length >= BATCH || performance.now() - flushedAt > FLUSH_MS) await flush();

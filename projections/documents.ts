@@ -1,5 +1,6 @@
 import type { Actor, RevisionInfo, SiteMeta } from '../domain/events.ts';
 import type { Grant } from '../domain/grants.ts';
+import type { PreviewInfo } from '../domain/site/previews.ts';
 
 /** Read-model view of one site (the current incarnation at one address). Purged sites have none. */
 export type SiteDoc = {
@@ -19,6 +20,10 @@ export type SiteDoc = {
   /** Who made the change `updatedAt` is the time of (absent in documents projected before it was recorded). */
   readonly updatedBy?: Actor;
   readonly deletedAt?: string;
+  /** Number of the newest revision of this incarnation (spec §14; absent in documents projected before permalinks). */
+  readonly lastNumber?: number;
+  /** Its previews by name (spec §14); absent: none. Offline while the site is in the trash. */
+  readonly previews?: readonly PreviewInfo[];
   /** Custom domains attached (spec §15), sorted; absent when none (and in documents projected before they existed). */
   readonly domains?: readonly string[];
 };

@@ -92,6 +92,8 @@ function siteState(doc: SiteDoc): SiteState {
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
     deletedAt: doc.deletedAt,
+    lastNumber: doc.lastNumber,
+    previews: doc.previews,
   };
   if (doc.domains !== undefined) state.domains = doc.domains;
   return state;
@@ -117,6 +119,8 @@ function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined)
   };
   if (updatedBy !== undefined) doc.updatedBy = updatedBy;
   if (state.deletedAt !== undefined) doc.deletedAt = state.deletedAt;
+  if (state.lastNumber !== undefined) doc.lastNumber = state.lastNumber;
+  if (state.previews !== undefined) doc.previews = state.previews;
   if (state.domains !== undefined) doc.domains = state.domains;
   return doc;
 }

@@ -84,4 +84,10 @@ export interface Queries {
    * of the expiry job. An indexed range query in every adapter.
    */
   listExpiredUnusedOAuthClients(by: string, limit: number): Promise<OAuthClientDoc[]>;
+  /**
+   * Sites (live or in the trash) with a preview whose `expiresAt` is at or before `by` (an
+   * ISO-8601 UTC time), the earliest expiry first (then by path), at most `limit`: the
+   * candidates of the preview expiry job (spec §14). An indexed range query in every adapter.
+   */
+  listSitesWithExpiredPreviews(by: string, limit: number): Promise<SiteDoc[]>;
 }

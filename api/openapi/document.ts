@@ -11,6 +11,7 @@ import { APIKey, CreatedAPIKey, CreateKeyBody, KeysResponse } from '../../app/co
 import { Me } from '../../app/contract/me.ts';
 import { GroupParam, SlugParam, SubgroupParam } from '../../app/contract/params.ts';
 import { SitePatch } from '../../app/contract/patch.ts';
+import { DeployPublished, PreviewsOrSite, Preview, PreviewChanges, PreviewForm, PreviewMetaInput, PreviewResult, PreviewsResponse } from '../../app/contract/preview.ts';
 import { PublishForm, PublishMeta, PublishResult } from '../../app/contract/publish.ts';
 import { Revision, RevisionsResponse } from '../../app/contract/revision.ts';
 import { RollbackBody } from '../../app/contract/rollback.ts';
@@ -43,6 +44,12 @@ const RESPONSE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   SiteEvent: SiteEventEntry,
   EventsResponse,
   PublishResult,
+  Preview,
+  PreviewChanges,
+  PreviewsResponse,
+  PreviewsOrSite,
+  PreviewResult,
+  DeployPublished,
   DeployCreated,
   Activity,
   ActivityResponse,
@@ -56,6 +63,8 @@ const RESPONSE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
 const REQUEST_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   PublishMeta,
   PublishForm,
+  PreviewMeta: PreviewMetaInput,
+  PreviewForm,
   SitePatch,
   RollbackBody,
   GrantRequest,

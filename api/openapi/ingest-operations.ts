@@ -1,5 +1,6 @@
 import { DeployCreated, DeployIdParam, DeployRequest, DigestParam } from '../../app/contract/deploy.ts';
 import { SitePatch } from '../../app/contract/patch.ts';
+import { DeployPublished } from '../../app/contract/preview.ts';
 import { PublishResult } from '../../app/contract/publish.ts';
 import { RevisionsResponse } from '../../app/contract/revision.ts';
 import { RollbackBody } from '../../app/contract/rollback.ts';
@@ -95,7 +96,7 @@ export const deploys: Operation[] = [
     path: '/ingest/deploys',
     tag: 'ingest',
     auth: 'key',
-    summary: 'Start an incremental deploy (capability publish)',
+    summary: 'Start an incremental deploy (capability publish; preview for a preview deploy)',
     description:
       'Sends the site’s manifest of digests; the answer lists the digests no revision of this site (live, archived or in the trash) holds, ' +
       'which must be uploaded before the publish. A path that breaks the archive rules or a digest that is not 64 lowercase hex → 400 naming it; ' +
@@ -132,7 +133,7 @@ export const deploys: Operation[] = [
       'Digests still missing → 409 with "missing": [digests]; an already published deploy → 409; an unknown or expired deploy, ' +
       'or one created by another key → 404.',
     params: { id: DeployIdParam },
-    ok: { status: 200, reply: json(PublishResult, 'the site as published') },
+    ok: { status: 200, reply: json(DeployPublished, 'the site as published; for a deploy created with "preview", the PreviewResult') },
     errors: [400, 401, 403, 404, 409, 413, 507],
   },
 ];
@@ -148,6 +149,6 @@ export const adminDeploys: Operation[] = deploys.map((op) => ({
   path: op.path.replace('/ingest/deploys', '/api/deploys'),
   tag: 'sites',
   auth: 'admin',
-  summary: op.summary.replace(' (capability publish)', ' (admin; the portal’s folder upload)'),
+  summary: op.summary.replace(/ \(capability publish[^)]*\)/, ' (admin; the portal’s folder upload)'),
   description: `${op.description} On the management plane for admins; a deploy made here can be used by admins only.`,
 }));

@@ -3,6 +3,7 @@ import { admin } from './admin-operations.ts';
 import { domains } from './domain-operations.ts';
 import { adminDeploys, deploys, ingest } from './ingest-operations.ts';
 import type { Operation, Tag } from './operation.ts';
+import { previews } from './preview-operations.ts';
 import { sites } from './site-operations.ts';
 
 export { ERROR_STATUSES, type Body, type ErrorStatus, type Operation, type Reply, type Tag } from './operation.ts';
@@ -14,7 +15,7 @@ export { ERROR_STATUSES, type Body, type ErrorStatus, type Operation, type Reply
  * `api/openapi/document.ts` turns it into OpenAPI 3.1; `test/http/openapi.test.ts` checks
  * that every route the routers register is here.
  */
-export const OPERATIONS: readonly Operation[] = [...ingest, ...deploys, ...sites, ...domains, ...adminDeploys, ...admin, ...activity];
+export const OPERATIONS: readonly Operation[] = [...ingest, ...deploys, ...sites, ...previews, ...domains, ...adminDeploys, ...admin, ...activity];
 
 export const TAGS: Readonly<Record<Tag, string>> = {
   ingest: 'The ingest plane (API keys only): publish and manage sites from CI.',

@@ -3,7 +3,7 @@ import { RevisionDiff } from '../../app/contract/audit.ts';
 import { EventsResponse } from '../../app/contract/events.ts';
 import { FileNode } from '../../app/contract/file-tree.ts';
 import { Me } from '../../app/contract/me.ts';
-import { FileQuery, RevisionParam } from '../../app/contract/params.ts';
+import { DiffSideParam, FileQuery, RevisionParam } from '../../app/contract/params.ts';
 import { SitePatch } from '../../app/contract/patch.ts';
 import { PublishResult } from '../../app/contract/publish.ts';
 import { RevisionsResponse } from '../../app/contract/revision.ts';
@@ -123,8 +123,10 @@ export const sites: Operation[] = [
     tag: 'revisions',
     auth: 'user',
     summary: 'Compare two revisions',
-    description: 'Files added, removed and changed from revision a to revision b, compared by content hash (spec §12). `current` names the live revision.',
-    params: { a: RevisionParam, b: RevisionParam },
+    description:
+      'Files added, removed and changed from revision a to revision b, compared by content hash (spec §12). `current` names the live revision, ' +
+      '`preview:<name>` a preview’s current content (spec §14); each is answered by its resolved revision id.',
+    params: { a: DiffSideParam, b: DiffSideParam },
     ok: { status: 200, reply: json(RevisionDiff, 'the difference, each list sorted by path') },
     errors: [400, 401, 404],
   },

@@ -16,6 +16,9 @@ export const Digest = z
 export const DeployRequest = z
   .object({
     meta: PublishMeta,
+    preview: z.string().optional().meta({
+      description: 'publish the preview of this name of the site (spec §14) instead of the live site: needs the preview capability, the site live; publish answers PreviewResult',
+    }),
     files: z.record(z.string(), Digest).meta({
       description:
         'path → SHA-256 of every file of the site. Paths follow the archive rules (relative, no "..", no NUL or backslash, no duplicates); ' +

@@ -14,6 +14,11 @@ export const SlugParam = Label.regex(new RegExp(`^(?!(?:${[...RESERVED_SLUGS].jo
 });
 export const RevisionParam = RevisionRef.meta({ description: 'a revision id, or current for the live revision' });
 
+/** A side of a diff (spec §12, §14): a revision, `current`, or `preview:<name>`. */
+export const DiffSideParam = z
+  .union([RevisionRef, z.string().regex(/^preview:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/)])
+  .meta({ description: 'a revision id, current for the live revision, or preview:<name> for a preview’s current content' });
+
 /** `{id}` of `DELETE /api/keys/{id}`: a positive whole number (anything else is no such key, 404). */
 export const KeyIdParam = z.string().regex(/^\d+$/).transform(Number).pipe(z.int().positive()).meta({ description: 'key id' });
 

@@ -56,6 +56,7 @@ export const PublishResult = z.object({
   updated_at: Timestamp,
   revision: z.string().meta({ description: 'the id of the live revision: the new one, or the one already live when nothing changed' }),
   site: Site,
+  permalink: z.url().optional().meta({ description: 'the revision’s permanent address, https://v<number>--<slug>.<group>.<base>/ (spec §14)' }),
   unchanged: z.boolean().meta({
     description: 'true when the files were the live revision\'s and the meta changed nothing: nothing was recorded and updated_at stayed (spec §4)',
   }),

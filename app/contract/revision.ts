@@ -9,6 +9,10 @@ export const Revision = z
     created_at: Timestamp,
     size: z.int().nonnegative().meta({ description: 'bytes' }),
     files: z.int().nonnegative().meta({ description: 'file count' }),
+    number: z.int().positive().optional().meta({
+      description: 'its number among the site’s revisions: 1 for the first publish, one more per new revision (a rollback makes none; a purge starts again at 1). Always present, but on a MongoDB read model projected before permalinks existed until `sites replay`',
+    }),
+    url: z.url().optional().meta({ description: 'its permalink, https://v<number>--<slug>.<group>.<base>/, served while the revision is retained' }),
   })
   .meta({ description: 'A revision of a site.' });
 export type Revision = z.infer<typeof Revision>;

@@ -77,6 +77,7 @@ export class SiteShapes {
       ...(doc.updatedBy && audience === 'admin' ? { updated_by: doc.updatedBy } : {}),
       ...(doc.deletedAt ? { deleted_at: doc.deletedAt } : {}),
       url: this.siteUrl({ group: doc.group, slug: doc.slug }),
+      previews: doc.previews?.length ?? 0,
       domains: [...(doc.domains ?? [])],
     };
   }
@@ -144,8 +145,14 @@ function tree(parts: Buffer[], node: TreeNode<Buffer>): void {
   parts.push(NODE_END);
 }
 
-export function revisionJson(rev: RevisionInfo, current: boolean): Revision {
-  return { id: rev.id, current, created_at: revisionTime(rev.id), size: rev.size, files: rev.files };
+/** `Revision` (spec §3, §14); `permalink` makes its URL from its number (absent only on documents projected before numbers). */
+export function revisionJson(rev: RevisionInfo, current: boolean, permalink?: (number: number) => string): Revision {
+  const out: Revision = { id: rev.id, current, created_at: revisionTime(rev.id), size: rev.size, files: rev.files };
+  if (rev.number !== undefined) {
+    out.number = rev.number;
+    if (permalink) out.url = permalink(rev.number);
+  }
+  return out;
 }
 
 export function keyJson(key: KeyDoc): APIKey {

@@ -23,6 +23,7 @@ export const Site = z
     deleted_at: Timestamp.optional().meta({ description: 'only on quarantined sites' }),
     purge_at: Timestamp.optional().meta({ description: 'only in the trash listing: when the site is purged automatically (deleted_at + SITES_DELETED_SITE_TTL)' }),
     url: z.url().meta({ description: 'canonical https://<site host>/ (read-only)' }),
+    previews: z.int().nonnegative().meta({ description: 'how many previews the site has (spec §14); they are listed at …/previews, never in the site list' }),
     domains: z.array(z.string()).meta({
       description: 'custom domains the site also answers at (spec §15), sorted; always present ([] when none). Attach and detach them with PUT and DELETE /api/sites/{path}/domains/{domain}',
     }),

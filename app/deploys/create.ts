@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Identity } from '../../domain/auth.ts';
 import { parseDeployFiles, serializeDeployManifest, type Deploy, type DeployBlob } from '../../domain/deploy/deploy.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import { fullPath } from '../../domain/paths.ts';
+import { NotFoundError, ValidationError } from '../../domain/errors.ts';
+import { fullPath, siteAddress } from '../../domain/paths.ts';
+import { readable } from '../../domain/site/lifecycle.ts';
+import { parseMetaFields, type MetaInput } from '../../domain/site/meta.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { AppDeps } from '../deps.ts';
 import type { DeployCreated } from '../contract/deploy.ts';
 import { readLater, type Later } from '../contract/later.ts';
 import type { PublishMeta } from '../contract/publish.ts';
 import { refuseViewer } from '../authorize.ts';
+import { previewTarget } from '../previews/target.ts';
 import { publishTarget } from '../publish/target.ts';
 import type { ManifestCache } from '../queries/manifest-cache.ts';
 
@@ -16,6 +19,8 @@ export type CreateDeployInput = {
   readonly meta: PublishMeta;
   /** `{path: sha256}`, checked here with the archive path rules (errors name the path). */
   readonly files: unknown;
+  /** Publish this preview of the site instead of the live site (spec §14): needs `preview` there, not `publish`. */
+  readonly preview?: string;
 };
 
 /** Spec §10: an unpublished deploy expires after one hour. */
@@ -35,7 +40,7 @@ export const DEFAULT_DEPLOY_TTL_MS = 60 * 60_000;
 export async function createDeploy(deps: AppDeps, identity: Identity, request: Later<CreateDeployInput>): Promise<DeployCreated> {
   refuseViewer(identity); // before the request is read: a viewer publishes nowhere
   const input = await readLater(request);
-  const target = publishTarget(identity, input.meta);
+  const target = input.preview !== undefined ? previewDeployTarget(identity, input.meta, input.preview) : publishTarget(identity, input.meta);
   // A key (the ingest plane) or a signed-in admin (the portal, on the management plane; spec §5 lets admins publish there).
   if (identity.keyId === undefined && identity.principal.kind !== 'admin') throw new Error('a deploy is created with an API key or by an admin');
   const files = parseDeployFiles(input.files, deps.limits.maxExtractEntries);
@@ -44,6 +49,7 @@ export async function createDeploy(deps: AppDeps, identity: Identity, request: L
   return deps.gate.shared(async () => {
     const site = await deps.queries.getSite(fullPath(target.address));
     // Refused now rather than after the uploads: the publish would refuse it the same way.
+    if (input.preview !== undefined && (!site || !readable(site.status))) throw new NotFoundError(`no live site ${fullPath(target.address)}: publish it once first`);
     if (!site && target.meta.title === undefined) throw new ValidationError('meta.title is required for a new site');
     const held = await heldBySite(deps.manifests, site);
     const manifest = await deps.blobs.putBytes(serializeDeployManifest(files));
@@ -56,6 +62,7 @@ export async function createDeploy(deps: AppDeps, identity: Identity, request: L
       id,
       address: target.address,
       meta: target.meta,
+      ...(input.preview !== undefined ? { preview: input.preview } : {}),
       ...(identity.keyId !== undefined ? { keyId: identity.keyId } : {}),
       manifest: manifest.hash,
       files: files.size,
@@ -69,11 +76,22 @@ export async function createDeploy(deps: AppDeps, identity: Identity, request: L
   });
 }
 
-/** Digest → size of every file of every revision the site retains (live, archived, or all of them in the trash). */
+/**
+ * A preview deploy's target (spec §14): the site of the meta, `preview` on it (checked before
+ * anything is looked up) and the name's rules; of the meta, only what describes a preview.
+ */
+function previewDeployTarget(identity: Identity, meta: PublishMeta, name: string): { address: ReturnType<typeof siteAddress>; meta: MetaInput } {
+  const address = siteAddress(meta.group ?? '', meta.slug);
+  previewTarget(identity, fullPath(address), name);
+  const { title, description, repo } = parseMetaFields(meta, false) as MetaInput;
+  return { address, meta: { ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}), ...(repo !== undefined ? { repo } : {}) } };
+}
+
+/** Digest → size of every file of every revision the site retains (live, archived, its previews', or all of them in the trash). */
 async function heldBySite(manifests: ManifestCache, site: SiteDoc | undefined): Promise<Map<string, number>> {
   const held = new Map<string, number>();
   if (!site) return held;
-  for (const hash of new Set([site.live.manifest, ...site.archived.map((r) => r.manifest)])) {
+  for (const hash of new Set([site.live.manifest, ...site.archived.map((r) => r.manifest), ...(site.previews ?? []).map((p) => p.revision.manifest)])) {
     const manifest = await manifests.get(hash);
     for (const entry of manifest?.files.values() ?? []) held.set(entry.hash, entry.size);
   }

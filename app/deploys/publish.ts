@@ -2,7 +2,9 @@ import type { Identity } from '../../domain/auth.ts';
 import { assertOpen, MissingFilesError, missingDigests, parseDeployManifest, type Deploy } from '../../domain/deploy/deploy.ts';
 import { ConflictError, TooLargeError } from '../../domain/errors.ts';
 import type { AppDeps } from '../deps.ts';
+import type { PreviewResult } from '../contract/preview.ts';
 import type { PublishResult } from '../contract/publish.ts';
+import { commitPreview } from '../previews/publish-preview.ts';
 import { commitFiles } from '../publish/commit.ts';
 import { publishResult } from '../publish/result.ts';
 import type { IncomingFile } from '../publish/store-files.ts';
@@ -16,7 +18,7 @@ import { loadDeploy } from './upload.ts';
  * compare-and-set), so two publishes of one deploy never make two revisions; a failed
  * publish opens it again, a successful one finishes it (409 from then on).
  */
-export async function publishDeploy(deps: AppDeps, identity: Identity, input: { readonly deploy: string }): Promise<PublishResult> {
+export async function publishDeploy(deps: AppDeps, identity: Identity, input: { readonly deploy: string }): Promise<PublishResult | PreviewResult> {
   const id = input.deploy;
   const deploy = await loadDeploy(deps, identity, id);
   assertOpen(deploy);
@@ -26,6 +28,14 @@ export async function publishDeploy(deps: AppDeps, identity: Identity, input: { 
     throw new ConflictError(`deploy ${id} is being published by another request; try again`);
   }
   try {
+    if (deploy.preview !== undefined) {
+      // A preview deploy (spec §14): its files become the preview's content; the live site is never touched.
+      const { title, description, repo } = deploy.meta;
+      const meta = { ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}), ...(repo !== undefined ? { repo } : {}) };
+      const result = await commitPreview(deps, identity.actor, { address: deploy.address, name: deploy.preview }, () => meta, await deployFiles(deps, deploy));
+      await deps.deploys.setDeployStatus(id, 'publishing', 'published', result.preview.revision);
+      return result;
+    }
     const outcome = await commitFiles(deps, identity.actor, { address: deploy.address, meta: deploy.meta }, await deployFiles(deps, deploy));
     await deps.deploys.setDeployStatus(id, 'publishing', 'published', outcome.revision.id);
     return publishResult(deps, outcome, identity);

@@ -11,12 +11,13 @@ const SMALL_BODY = 256 * 1024;
 
 /**
  * The deploy as this caller may use it: its own key's (or any, for an admin), not expired;
- * `publish` on its site. A viewer, who may publish nowhere, is refused before the lookup.
+ * `publish` on its site, or `preview` for a preview deploy (spec §14). A viewer, who may publish
+ * nowhere, is refused before the lookup.
  */
 export async function loadDeploy(deps: AppDeps, identity: Identity, id: string): Promise<Deploy> {
   refuseViewer(identity);
   const deploy = accessibleDeploy(await deps.deploys.getDeploy(id), identity, deps.now(), id);
-  authorizeAddress(identity, 'publish', deploy.address);
+  authorizeAddress(identity, deploy.preview !== undefined ? 'preview' : 'publish', deploy.address);
   return deploy;
 }
 

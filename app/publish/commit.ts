@@ -11,7 +11,7 @@ import type { SiteDoc } from '../../projections/documents.ts';
 import { siteCommands } from '../aggregates.ts';
 import type { AppDeps } from '../deps.ts';
 import { allocateId } from '../ids.ts';
-import { collectDropped, deleteUnreferenced } from '../jobs/gc.ts';
+import { collectDropped, deleteUnreferenced, type DroppedRevision } from '../jobs/gc.ts';
 import { publishable } from '../../domain/site/lifecycle.ts';
 import { contentType, detectFavicon, storeSiteRules } from './content.ts';
 import { storeFiles, type IncomingFile } from './store-files.ts';
@@ -21,6 +21,12 @@ export type PublishTarget = { readonly address: SiteAddress; readonly meta: Meta
 
 /** `unchanged`: the files and meta were the live ones, so nothing was recorded (spec §4). */
 export type PublishOutcome = { readonly site: SiteDoc; readonly revision: RevisionInfo; readonly unchanged: boolean };
+
+/** A revision's files once stored: the content its event records, and the manifest they make. */
+export type StoredRevision = { readonly content: Omit<RevisionInfo, 'id'>; readonly manifest: Manifest };
+
+/** What a commit appended: its answer, whether it recorded nothing, and the revisions it no longer retains. */
+export type Committed<R> = { readonly result: R; readonly unchanged: boolean; readonly dropped: readonly DroppedRevision[] };
 
 /**
  * The one publish path, behind every use case that publishes (an archive, a deploy, an MCP
@@ -37,13 +43,43 @@ export async function commitFiles(
   /** Awaited just before the switch: lets the caller veto (e.g. a second file part arrived). */
   beforeCommit: () => Promise<void> = async () => undefined,
 ): Promise<PublishOutcome> {
+  return storeAndCommit(deps, files, {
+    // Refused before any byte is stored; decided again on the stream, which settles a race.
+    precheck: async () => {
+      const current = await deps.queries.getSite(fullPath(target.address));
+      if (current && !publishable(current.status)) throw inTrash(target.address);
+    },
+    beforeCommit,
+    commit: async (stored) => {
+      const outcome = await commitPublish(deps, actor, target, stored.content, stored.manifest);
+      const site = await deps.queries.getSite(fullPath(target.address));
+      if (!site) throw new Error('published site missing from the read model');
+      return { result: { site, revision: outcome.revision, unchanged: outcome.unchanged }, unchanged: outcome.unchanged, dropped: outcome.dropped };
+    },
+  });
+}
+
+/**
+ * Stores a revision's files and commits it with `commit` (a site publish, a preview's): every
+ * file once under its hash, the manifest, the parsed rules and the favicon, under the shared
+ * publish gate, then the commit. Blobs this publish created are deleted again when it fails
+ * before anything was appended, or when it recorded nothing (`unchanged`); the revisions the
+ * commit no longer retains are collected afterwards.
+ */
+export async function storeAndCommit<R>(
+  deps: AppDeps,
+  files: AsyncIterable<IncomingFile>,
+  steps: {
+    readonly precheck: () => Promise<void>;
+    readonly beforeCommit: () => Promise<void>;
+    readonly commit: (stored: StoredRevision) => Promise<Committed<R>>;
+  },
+): Promise<R> {
   const created: string[] = [];
-  let dropped: { manifest: string; favicon?: string }[] = [];
+  let dropped: readonly DroppedRevision[] = [];
   let appending = false;
   try {
-    // Refused before any byte is stored; decided again on the stream, which settles a race.
-    const current = await deps.queries.getSite(fullPath(target.address));
-    if (current && !publishable(current.status)) throw inTrash(target.address);
+    await steps.precheck();
     const outcome = await deps.gate.shared(async () => {
       const entries = new Map<string, ManifestEntry>();
       let duplicate: string | undefined;
@@ -68,15 +104,13 @@ export async function commitFiles(
         size: totalSize(stripped),
         ...(favicon ? { favicon } : {}),
       };
-      await beforeCommit();
+      await steps.beforeCommit();
       appending = true;
-      return commitPublish(deps, actor, target, content, { files: stripped });
+      return steps.commit({ content, manifest: { files: stripped, ...(rules ? { rules } : {}) } });
     });
     dropped = outcome.dropped;
-    const site = await deps.queries.getSite(fullPath(target.address));
-    if (!site) throw new Error('published site missing from the read model');
     if (outcome.unchanged && created.length > 0) await deps.gate.exclusive(() => deleteUnreferenced(deps, created)).catch(() => undefined);
-    return { site, revision: outcome.revision, unchanged: outcome.unchanged };
+    return outcome.result;
   } catch (err) {
     // A domain error means nothing was appended. Any other failure during the append (e.g. the
     // read model was slow to confirm) may have committed the revision: leave its blobs to `sites gc`.

@@ -14,5 +14,6 @@ import { siteStorage } from './storage.ts';
  */
 export async function listRevisions(deps: AppDeps, identity: Identity, input: SiteRef): Promise<RevisionsResponse> {
   const site = await readableSite(deps, identity, input.site);
-  return { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current)), ...(await siteStorage(site, deps.manifests)) };
+  const permalink = (number: number) => deps.siteUrl(site, { kind: 'permalink', number });
+  return { revisions: revisionsOf(site).map((r) => revisionJson(r.info, r.current, permalink)), ...(await siteStorage(site, deps.manifests)) };
 }

@@ -1,6 +1,8 @@
 import { diffManifests, type ManifestDiff } from '../../domain/manifest-diff.ts';
 import type { Manifest } from '../../domain/manifest.ts';
 import { NotFoundError } from '../../domain/errors.ts';
+import type { RevisionInfo } from '../../domain/site/events.ts';
+import { findPreview } from '../../domain/site/previews.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { Queries } from '../../projections/queries.ts';
 import { findRevision, revisionsOf } from './sites.ts';
@@ -54,8 +56,19 @@ export async function storageOfAll(readModel: Queries, manifests: Manifests): Pr
 
 /** Spec §12: two retained revisions of a site compared by content hash; `current` names the live one. */
 export async function diffRevisions(site: SiteDoc, a: string, b: string, manifests: Manifests): Promise<{ from: string; to: string } & ManifestDiff> {
-  const from = findRevision(site, a);
-  const to = findRevision(site, b);
+  const from = diffSide(site, a);
+  const to = diffSide(site, b);
   const diff = diffManifests(await manifestOf(manifests, from.manifest), await manifestOf(manifests, to.manifest));
   return { from: from.id, to: to.id, ...diff };
 }
+
+/** A side of a diff (spec §12, §14): a retained revision, `current`, or `preview:<name>` (the preview's current content). */
+function diffSide(site: SiteDoc, ref: string): RevisionInfo {
+  if (!ref.startsWith(PREVIEW_REF)) return findRevision(site, ref);
+  const name = ref.slice(PREVIEW_REF.length);
+  const preview = findPreview(site.previews, name);
+  if (!preview) throw new NotFoundError(`site ${site.path} has no preview ${name}`);
+  return preview.revision;
+}
+
+const PREVIEW_REF = 'preview:';

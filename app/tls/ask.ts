@@ -1,6 +1,8 @@
 import { classifyHost, type HostKind, type HostNames } from '../../domain/hosts.ts';
 import { fullPath } from '../../domain/paths.ts';
 import { readable } from '../../domain/site/lifecycle.ts';
+import { findPreview, previewCurrent } from '../../domain/site/previews.ts';
+import type { SiteDoc } from '../../projections/documents.ts';
 import type { Queries } from '../../projections/queries.ts';
 import { authorizeCertificateAsk, type CertificateAsker } from '../authorize.ts';
 
@@ -26,6 +28,10 @@ export type CertificateNames = HostNames & {
 export type CertificateFacts = {
   /** Is there a live site at this full path (hidden ones included: hidden means unlisted)? */
   readonly liveSite: (path: string) => Promise<boolean>;
+  /** Does the live site at this path have this preview, not expired (spec §14)? */
+  readonly livePreview: (path: string, name: string) => Promise<boolean>;
+  /** Does the live site at this path retain (live or archived) the revision of this number (spec §14)? */
+  readonly retainedRevision: (path: string, number: number) => Promise<boolean>;
   /** Is this name a custom domain of a live site (spec §15)? */
   readonly liveDomain: (name: string) => Promise<boolean>;
 };
@@ -48,8 +54,16 @@ export function certificateAllowed(host: HostKind, names: CertificateNames, fact
     // control domain of its own nothing is a site host: sites live under the base domain, and
     // the names beneath the control domain are the portal's neighbours (docs/explanation/security.md).
     case 'site':
-      if (host.apex === names.controlDomain && names.controlDomain !== names.baseDomain) return false;
+      if (underOwnControlDomain(host.apex, names)) return false;
       return facts.liveSite(fullPath(host.address));
+    // A preview's host while the preview exists and has not expired, beside a live site (spec §14, §15).
+    case 'preview':
+      if (underOwnControlDomain(host.apex, names)) return false;
+      return facts.livePreview(fullPath(host.address), host.name);
+    // A permalink's host while its revision is retained (live or archived) by a live site.
+    case 'permalink':
+      if (underOwnControlDomain(host.apex, names)) return false;
+      return facts.retainedRevision(fullPath(host.address), host.number);
     // Not a name under any apex: yes when it is a custom domain of a live site (spec §15);
     // detached, of a site in the trash, or never attached: no.
     case 'external':
@@ -61,13 +75,31 @@ export function certificateAllowed(host: HostKind, names: CertificateNames, fact
   }
 }
 
+const underOwnControlDomain = (apex: string, names: CertificateNames) => apex === names.controlDomain && names.controlDomain !== names.baseDomain;
+
 /** The whole question: is `domain` a name to certify? */
-export async function askCertificate(deps: { readonly queries: Pick<Queries, 'getSite' | 'siteByDomain'> }, names: CertificateNames, domain: string): Promise<boolean> {
+export async function askCertificate(
+  deps: { readonly queries: Pick<Queries, 'getSite' | 'siteByDomain'>; readonly now?: () => Date },
+  names: CertificateNames,
+  domain: string,
+): Promise<boolean> {
   const name = domain.toLowerCase();
   if (!CERT_NAME.test(name) || name.endsWith('.')) return false;
+  const live = async (path: string): Promise<SiteDoc | undefined> => {
+    const site = await deps.queries.getSite(path);
+    return site && readable(site.status) ? site : undefined;
+  };
   const facts: CertificateFacts = {
-    liveSite: async (path) => readable((await deps.queries.getSite(path))?.status ?? 'absent'),
+    liveSite: async (path) => (await live(path)) !== undefined,
     liveDomain: async (host) => readable((await deps.queries.siteByDomain(host))?.status ?? 'absent'),
+    livePreview: async (path, preview) => {
+      const found = findPreview((await live(path))?.previews, preview);
+      return found !== undefined && previewCurrent(found, (deps.now?.() ?? new Date()).getTime());
+    },
+    retainedRevision: async (path, number) => {
+      const site = await live(path);
+      return !!site && (site.live.number === number || site.archived.some((r) => r.number === number));
+    },
   };
   return certificateAllowed(classifyHost(name, names), names, facts);
 }

@@ -1,3 +1,4 @@
+import { pageUrlPath, type Variant } from '../../domain/site/previews.ts';
 import type { Activity } from '../../projections/activity.ts';
 import type { DeliveryRecord } from '../../projections/webhooks.ts';
 
@@ -10,8 +11,11 @@ const pick = (data: Data, names: Record<string, string>): Record<string, unknown
 
 const COUNTS = { filesAdded: 'files_added', filesChanged: 'files_changed', filesRemoved: 'files_removed', bytesAdded: 'bytes_added', bytesRemoved: 'bytes_removed' };
 
+/** The URL of a site by its full path, or of its preview or permalink. */
+export type SiteUrlOf = (path: string, variant?: Variant) => string;
+
 /** What a receiver is told of each event, from the event as the activity log keeps it (no secrets there). */
-function dataOf(event: Activity, siteUrl: (path: string) => string): Record<string, unknown> {
+function dataOf(event: Activity, siteUrl: SiteUrlOf): Record<string, unknown> {
   const d = event.data;
   const site = event.site !== undefined ? { site: event.site, url: siteUrl(event.site) } : {};
   const base = { ...site, actor: event.actor };
@@ -25,6 +29,29 @@ function dataOf(event: Activity, siteUrl: (path: string) => string): Record<stri
       return { ...base, revision: d.revisionId, previous_revision: d.previousRevisionId, ...pick(d, COUNTS) };
     case 'SitePatched':
       return { ...base, meta: d.meta };
+    case 'PreviewPublished': {
+      // Spec §14, §16: the preview's URL, revision and counts against live, and the changed pages as preview URLs.
+      const name = String(d.name);
+      const url = event.site !== undefined ? siteUrl(event.site, { kind: 'preview', name }) : undefined;
+      const revision = d.revision as { id: string; files: number; size: number } | undefined;
+      const meta = d.meta as { title?: string; repo?: string } | undefined;
+      const pages = Array.isArray(d.pages) && url ? (d.pages as string[]).map((p) => `${url.replace(/\/$/, '')}${pageUrlPath(p)}`) : undefined;
+      return {
+        ...base,
+        preview: name,
+        ...(url ? { preview_url: url } : {}),
+        revision: revision?.id,
+        created: d.created === true,
+        ...(meta?.title ? { title: meta.title } : {}),
+        ...(meta?.repo ? { repo: meta.repo } : {}),
+        expires_at: d.expiresAt,
+        ...pick(d, COUNTS),
+        ...(pages ? { pages } : {}),
+      };
+    }
+    case 'PreviewRemoved':
+    case 'PreviewExpired':
+      return { ...base, preview: d.name, reason: event.type === 'PreviewExpired' ? 'expired' : 'removed' };
     case 'KeyIssued':
       return { ...base, key: pick(d, { id: 'id', name: 'name', admin: 'admin', grants: 'grants', expiresAt: 'expires_at' }) };
     case 'KeyRevoked':
@@ -34,11 +61,11 @@ function dataOf(event: Activity, siteUrl: (path: string) => string): Record<stri
     case 'ConnectionRevoked':
       return { ...base, connection: pick(d, { id: 'id', reason: 'reason' }) };
     default:
-      // Unpublish, restore, purge (and preview events to come): the site and who.
+      // Unpublish, restore, purge: the site and who.
       return base;
   }
 }
 
-export function payloadOf(delivery: DeliveryRecord, siteUrl: (path: string) => string): WebhookPayload {
+export function payloadOf(delivery: DeliveryRecord, siteUrl: SiteUrlOf): WebhookPayload {
   return { type: delivery.type, timestamp: delivery.event.at, data: dataOf(delivery.event, siteUrl) };
 }

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { OutboundHttp } from '../../domain/ports.ts';
 import type { AttemptRecord, DeliveryRecord, WebhookDeliveries, WebhookDoc } from '../../projections/webhooks.ts';
-import { payloadOf } from './payload.ts';
+import { payloadOf, type SiteUrlOf } from './payload.ts';
 import { RETRY_WINDOW_MS, retryDelay } from './schedule.ts';
 
 export type SendDeps = {
@@ -9,7 +9,7 @@ export type SendDeps = {
   /** The webhook outbound client: https only (unless private is allowed), no redirects, 10 s, bounded answer, address checked at each request. */
   readonly outbound: OutboundHttp;
   /** Public URL of a site by its path, for payloads. */
-  readonly siteUrl: (path: string) => string;
+  readonly siteUrl: SiteUrlOf;
   readonly now: () => Date;
   readonly random: () => number;
 };
@@ -45,20 +45,45 @@ export const resultOf = (outcome: AttemptRecord): Exclude<SendResult, 'skipped'>
  * writing the delivery. The sender's lanes record several outcomes in one write.
  */
 export async function attemptDelivery(deps: Pick<SendDeps, 'outbound' | 'siteUrl' | 'now' | 'random'>, delivery: DeliveryRecord, webhook: WebhookDoc): Promise<AttemptRecord> {
+  return sendPrepared(deps, prepareAttempt(deps, delivery, webhook, signerFor(webhook)));
+}
+
+/** What signs a webhook's deliveries (the library's `Webhook`, its secret decoded once). */
+export type Signer = Pick<Webhook, 'sign'>;
+export const signerFor = (webhook: WebhookDoc): Signer => new Webhook(webhook.secret);
+
+/** A delivery's request, built and signed, not sent yet: `started` is the attempt's time (the `webhook-timestamp`). */
+export type PreparedAttempt = {
+  readonly delivery: DeliveryRecord;
+  readonly url: string;
+  readonly started: Date;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+};
+
+/**
+ * Builds and signs one attempt. `signer`: the library's `Webhook` for this webhook's secret
+ * (a lane keeps one while its webhook stays the same: the constructor decodes the secret).
+ */
+export function prepareAttempt(deps: Pick<SendDeps, 'siteUrl' | 'now'>, delivery: DeliveryRecord, webhook: WebhookDoc, signer: Signer): PreparedAttempt {
   const started = deps.now();
   const body = JSON.stringify(payloadOf(delivery, deps.siteUrl));
-  const signature = new Webhook(webhook.secret).sign(delivery.id, started, body);
-  const result = await deps.outbound.request({
-    url: webhook.url,
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': delivery.id,
-      'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
-      'webhook-signature': signature,
-    },
-    body,
-  });
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': delivery.id,
+    'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
+    'webhook-signature': signer.sign(delivery.id, started, body),
+  };
+  return { delivery, url: webhook.url, started, body, headers };
+}
+
+/**
+ * Sends a prepared attempt through the outbound client (which resolves and checks the
+ * destination again, for every request) and says how it went.
+ */
+export async function sendPrepared(deps: Pick<SendDeps, 'outbound' | 'now' | 'random'>, prepared: PreparedAttempt): Promise<AttemptRecord> {
+  const { delivery, started } = prepared;
+  const result = await deps.outbound.request({ url: prepared.url, method: 'POST', headers: prepared.headers, body: prepared.body });
   const now = deps.now();
   const attempts = delivery.attempts + 1;
   const windowStart = delivery.windowStart ?? started.toISOString();

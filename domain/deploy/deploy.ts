@@ -14,8 +14,10 @@ export type DeployStatus = 'open' | 'publishing' | 'published';
 export type Deploy = {
   readonly id: string;
   readonly address: SiteAddress;
-  /** The publish `meta` (spec §4), validated when the deploy was created. */
+  /** The publish `meta` (spec §4), validated when the deploy was created. For a preview, only what describes it (title, description, repo). */
   readonly meta: MetaInput;
+  /** Set when the deploy publishes this preview of the site instead of the live site (spec §14). */
+  readonly preview?: string;
   /**
    * The key that created it: only it (or an admin) may use the deploy. Absent when a
    * signed-in admin created it in the portal: then only admins may use it.

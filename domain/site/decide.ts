@@ -8,6 +8,7 @@ import { decideSiteDomain, detachedByPurge, type SiteDomainCommand } from './dom
 import { allows, type LifecycleCommand } from './lifecycle.ts';
 import { mergeMeta, patchMeta, sameMeta, type MetaInput, type MetaPatch } from './meta.ts';
 import { evolveSite, initialSiteState, type SiteState } from './state.ts';
+import { decidePreview, expiredPreviews, type PreviewCommand } from './decide-previews.ts';
 
 export type Versioning = { readonly enabled: boolean; readonly keep: number };
 
@@ -27,7 +28,8 @@ export type SiteCommand =
       readonly changes?: ChangeCounts;
     }
   | { readonly type: 'UnpublishSite'; readonly address: SiteAddress }
-  | { readonly type: 'RestoreSite'; readonly address: SiteAddress }
+  /** `now`: previews whose time came while the site was in the trash expire instead of coming back (spec §14). */
+  | { readonly type: 'RestoreSite'; readonly address: SiteAddress; readonly now?: string }
   | { readonly type: 'PurgeSite'; readonly address: SiteAddress }
   | { readonly type: 'PatchSite'; readonly address: SiteAddress; readonly patch: MetaPatch }
   | {
@@ -40,7 +42,8 @@ export type SiteCommand =
       readonly changes?: ChangeCounts;
     }
   // Custom domains (spec §15): AttachDomain, DetachDomain, AbandonDomainAttach.
-  | SiteDomainCommand;
+  | SiteDomainCommand
+  | PreviewCommand;
 
 /** Does this command need a freshly allocated site id? (asked before `decide`, which stays pure) */
 export function needsNewSiteId(state: SiteState): boolean {
@@ -67,11 +70,12 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
     }
     case 'RestoreSite': {
       const siteId = requireState(state, 'RESTORE', command.address);
-      return [{ type: 'SiteRestored', data: { siteId } }];
+      return [...(command.now !== undefined ? expiredPreviews(state, command.now) : []), { type: 'SiteRestored', data: { siteId } }];
     }
     case 'PurgeSite': {
       const siteId = requireState(state, 'PURGE', command.address);
-      const revisions = [...(state.live ? [state.live] : []), ...state.archived].map(droppedRef);
+      // Its previews go with it (spec §14): their revisions are collected like the site's own.
+      const revisions = [...(state.live ? [state.live] : []), ...state.archived, ...(state.previews ?? []).map((p) => p.revision)].map(droppedRef);
       return [...detachedByPurge(state, siteId), { type: 'SitePurged', data: { siteId, revisions } }];
     }
     case 'PatchSite': {
@@ -81,6 +85,10 @@ export function decideSite(command: SiteCommand, state: SiteState): SiteEvent[] 
     }
     case 'RollbackSite':
       return decideRollback(command, state);
+    case 'PublishPreview':
+    case 'RemovePreview':
+    case 'ExpirePreviews':
+      return decidePreview(command, state);
     case 'AttachDomain':
     case 'DetachDomain':
     case 'AbandonDomainAttach':
@@ -102,7 +110,9 @@ function decidePublish(command: Extract<SiteCommand, { type: 'PublishSite' }>, s
     const meta = mergeMeta(state.meta, command.meta);
     return sameMeta(meta, state.meta!) ? [] : [{ type: 'SitePatched', data: { siteId: state.siteId!, meta } }];
   }
-  const revision: RevisionInfo = { ...command.content, id: nextRevisionId(command.nowNanos, state.latestRevisionId) };
+  // Its permalink's number (spec §14): one more than the last of this incarnation, 1 for a new one.
+  const number = needsNewSiteId(state) ? 1 : (state.lastNumber ?? 0) + 1;
+  const revision: RevisionInfo = { ...command.content, id: nextRevisionId(command.nowNanos, state.latestRevisionId), number };
   if (needsNewSiteId(state)) {
     if (command.newSiteId === undefined) throw new Error('a new site needs an allocated id');
     if (command.meta.title === undefined) throw new ValidationError('meta.title is required for a new site');

@@ -9,6 +9,12 @@ export type RevisionInfo = {
   /** Byte total of the revision's files. */
   readonly size: number;
   readonly favicon?: { readonly hash: string; readonly type: string };
+  /**
+   * Its number among the site's revisions (spec §14: 1 for the first publish, one more per new
+   * revision, again from 1 after a purge), which its permalink `v<number>--…` names. Set by
+   * `decide` since permalinks exist; `evolve` counts it for events written before.
+   */
+  readonly number?: number;
 };
 
 /** Site metadata as stored: absent optional fields are left out. */
@@ -56,7 +62,43 @@ export type SiteEvent =
     }
   | { readonly type: 'SitePatched'; readonly data: { readonly siteId: number; readonly meta: SiteMeta } }
   // Custom domains (spec §15), recorded by domains.ts.
-  | SiteDomainEvent;
+  | SiteDomainEvent
+  | PreviewEvent;
+
+/** What a preview's publisher says about it (the pull request, usually): every field optional. */
+export type PreviewMeta = {
+  readonly title?: string;
+  readonly description?: string;
+  readonly repo?: string;
+};
+
+/** Events of a preview, on its site's stream. */
+export type PreviewEvent =
+  | {
+      readonly type: 'PreviewPublished';
+      readonly data: {
+        readonly siteId: number;
+        readonly name: string;
+        /** True when this publish made the preview (rather than replacing its content or description). */
+        readonly created: boolean;
+        readonly revision: RevisionInfo;
+        readonly meta: PreviewMeta;
+        readonly expiresAt: string;
+        /** Paths of up to 20 added or changed HTML files against live, added first (what a pull-request comment links to). */
+        readonly pages?: readonly string[];
+      } & Partial<ChangeCounts>;
+    }
+  | { readonly type: 'PreviewRemoved'; readonly data: PreviewGone }
+  | { readonly type: 'PreviewExpired'; readonly data: PreviewGone };
+
+/** A preview that no longer exists, with what garbage collection needs of its revision. */
+export type PreviewGone = {
+  readonly siteId: number;
+  readonly name: string;
+  readonly revisionId: string;
+  readonly manifest: string;
+  readonly favicon?: string;
+};
 
 /** Custom domains (spec §15): the names the site answers at besides its own host. */
 export type SiteDomainEvent =

@@ -9,6 +9,8 @@ type LifecycleEvent =
   | { readonly type: 'RESTORE' }
   | { readonly type: 'PURGE' }
   | { readonly type: 'READ' }
+  /** Publish or remove a preview (spec §14): only beside a live site. */
+  | { readonly type: 'PREVIEW' }
   | { readonly type: 'ATTACH_DOMAIN' }
   | { readonly type: 'DETACH_DOMAIN' };
 
@@ -28,7 +30,7 @@ export const siteLifecycle = setup({
   states: {
     absent: { on: { PUBLISH: 'live' } },
     live: {
-      on: { PUBLISH: 'live', PATCH: 'live', ROLLBACK: 'live', UNPUBLISH: 'quarantined', READ: 'live', ATTACH_DOMAIN: 'live', DETACH_DOMAIN: 'live' },
+      on: { PUBLISH: 'live', PATCH: 'live', ROLLBACK: 'live', UNPUBLISH: 'quarantined', READ: 'live', PREVIEW: 'live', ATTACH_DOMAIN: 'live', DETACH_DOMAIN: 'live' },
     },
     // A publish never destroys what an admin put in the trash (spec §4): restore or purge first.
     // A custom domain can be detached from a site in the trash (it frees the name for another

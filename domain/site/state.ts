@@ -3,6 +3,7 @@ import type { SiteAddress } from '../paths.ts';
 import type { RevisionInfo, SiteEvent, SiteMeta } from './events.ts';
 import { evolveDomains } from './domain-list.ts';
 import type { LifecycleStatus } from './lifecycle.ts';
+import type { PreviewInfo } from './previews.ts';
 
 /** A site's state folded from its stream: the current incarnation plus what outlives purges. */
 export type SiteState = {
@@ -18,6 +19,10 @@ export type SiteState = {
   readonly deletedAt?: string;
   /** Newest revision id ever issued at this address, so ids keep increasing across incarnations. */
   readonly latestRevisionId?: string;
+  /** Number of the newest revision of this incarnation (spec §14); the next publish makes one more. */
+  readonly lastNumber?: number;
+  /** The site's previews, by name (spec §14); absent: none. */
+  readonly previews?: readonly PreviewInfo[];
   /** Custom domains attached (spec §15), sorted; absent when none. They stay through the trash; a purge ends them. */
   readonly domains?: readonly string[];
 };
@@ -37,17 +42,21 @@ export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteSta
   switch (event.type) {
     case 'SitePublished': {
       const d = event.data;
+      // Events written before permalinks carry no number: counted here as `decide` counts.
+      const number = d.revision.number ?? (d.created ? 1 : state.lastNumber !== undefined ? state.lastNumber + 1 : undefined);
       return next(state, {
         status: 'live',
         siteId: d.siteId,
         address: { group: d.group, slug: d.slug },
         meta: d.meta,
-        live: d.revision,
+        live: number === d.revision.number ? d.revision : Object.assign({}, d.revision, { number }),
         createdAt: d.created ? at : state.createdAt,
         updatedAt: at,
         deletedAt: undefined,
         latestRevisionId: d.revision.id,
+        lastNumber: number,
         archived: d.created ? [] : state.archived,
+        previews: d.created ? undefined : state.previews,
       });
     }
     case 'SiteArchived': {
@@ -75,6 +84,10 @@ export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteSta
       };
     case 'SitePatched':
       return next(state, { meta: event.data.meta, updatedAt: at });
+    case 'PreviewPublished':
+    case 'PreviewRemoved':
+    case 'PreviewExpired':
+      return evolvePreviews(state, event);
     // Attaching a domain changes where the site answers, not the site: updatedAt stays (it orders the listing).
     case 'DomainAttached':
     case 'DomainDetached': {
@@ -86,4 +99,28 @@ export function evolveSite(state: SiteState, event: Stamped<SiteEvent>): SiteSta
       return never;
     }
   }
+}
+
+/** A preview published, removed or expired (spec §14): the site's previews change, nothing else does. */
+function evolvePreviews(state: SiteState, event: Stamped<Extract<SiteEvent, { type: `Preview${string}` }>>): SiteState {
+  const others = (state.previews ?? []).filter((p) => p.name !== event.data.name);
+  if (event.type !== 'PreviewPublished') return next(state, { previews: others.length > 0 ? others : undefined });
+  const d = event.data;
+  const before = state.previews?.find((p) => p.name === d.name);
+  const { filesAdded, filesChanged, filesRemoved, bytesAdded, bytesRemoved } = d;
+  const createdBy = before ? before.createdBy : event.meta.actor;
+  const preview: PreviewInfo = {
+    name: d.name,
+    revision: d.revision,
+    meta: d.meta,
+    createdAt: before?.createdAt ?? event.meta.at,
+    ...(createdBy ? { createdBy } : {}),
+    updatedAt: event.meta.at,
+    ...(event.meta.actor ? { updatedBy: event.meta.actor } : {}),
+    expiresAt: d.expiresAt,
+    ...(filesAdded !== undefined ? { changes: { filesAdded, filesChanged: filesChanged ?? 0, filesRemoved: filesRemoved ?? 0, bytesAdded: bytesAdded ?? 0, bytesRemoved: bytesRemoved ?? 0 } } : {}),
+  };
+  const previews = [...others, preview].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const latest = state.latestRevisionId === undefined || d.revision.id > state.latestRevisionId ? d.revision.id : state.latestRevisionId;
+  return next(state, { previews, latestRevisionId: latest });
 }

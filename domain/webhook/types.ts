@@ -3,9 +3,9 @@ import type { WebhookType } from './names.ts';
 
 /**
  * The log's events that a webhook type stands for. Unpublishing a site quarantines it (it
- * waits in the trash), hence `site.unpublished` ← `SiteQuarantined`. The preview types
- * have no event yet: they are accepted, so a subscription made now starts receiving them
- * when previews (spec §14) record their events.
+ * waits in the trash), hence `site.unpublished` ← `SiteQuarantined`. A preview that expires
+ * is gone as surely as one removed (what a pull-request comment or a deploy board reacts
+ * to), hence `preview.removed` ← `PreviewRemoved` and `PreviewExpired` (`reason` tells them apart).
  */
 const BY_EVENT: Partial<Record<DomainEvent['type'], WebhookType>> = {
   SitePublished: 'site.published',
@@ -14,6 +14,9 @@ const BY_EVENT: Partial<Record<DomainEvent['type'], WebhookType>> = {
   SiteQuarantined: 'site.unpublished',
   SiteRestored: 'site.restored',
   SitePurged: 'site.purged',
+  PreviewPublished: 'preview.published',
+  PreviewRemoved: 'preview.removed',
+  PreviewExpired: 'preview.removed',
   KeyIssued: 'key.issued',
   KeyRevoked: 'key.revoked',
   ConnectionGranted: 'connection.granted',

@@ -13,13 +13,14 @@ Commands:
   keys create --name NAME [--admin] [--grant GROUP:CAPS]… [--grant-site GROUP/SLUG:CAPS]… [--expires-in 720h | --expires-at DATE] [--json]
   keys list [--json]
   keys revoke --id ID
-  publish DIR --site GROUP/SLUG [--title T] [--url URL] [--key KEY] [--include-dotfiles]
+  publish DIR --site GROUP/SLUG [--title T] [--url URL] [--key KEY] [--include-dotfiles] [--preview NAME]
+  previews list GROUP/SLUG | previews remove GROUP/SLUG NAME
   mcp connections [--json] [--all] | mcp revoke --id ID
   replay                     rebuild the read model from the event log
   project                    run only the projector (for scale-out setups)
   gc                         delete every stored file no retained revision references
 
-Publishing (sites publish, and the client the service hands out at /cli/sites.mjs):
+Publishing (sites publish and sites previews, and the client the service hands out at /cli/sites.mjs):
   SITES_URL        the service to publish to (default http://localhost:8080, or the port
                    of SITES_LISTEN_ADDR)
   SITES_KEY        the API key to publish with (sites keys create makes one)

@@ -9,12 +9,13 @@ import { commandHelp, USAGE, wantsHelp } from './help.ts';
 // in a fraction of the time the service's modules (koa, SQLite, the domain) take to load.
 const services = () => import('../service.ts');
 const jobs = async () => {
-  const [{ startQuarantineJob }, { startOAuthClientExpiryJob }, { startDeployExpiryJob }] = await Promise.all([
+  const [{ startQuarantineJob }, { startOAuthClientExpiryJob }, { startDeployExpiryJob }, { startPreviewExpiryJob }] = await Promise.all([
     services(),
     import('../oauth-client-job.ts'),
     import('../deploy-job.ts'),
+    import('../preview-job.ts'),
   ]);
-  return { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob };
+  return { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob, startPreviewExpiryJob };
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 failed operation, 2 bad usage). */
@@ -25,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   installLastResort();
   try {
     // `sites keys --help`, `sites keys create --help`: the command's help, whatever else the line holds.
-    const help = command !== undefined && command !== 'publish' && wantsHelp(rest) ? commandHelp(command) : undefined;
+    const help = command !== undefined && command !== 'publish' && command !== 'previews' && wantsHelp(rest) ? commandHelp(command) : undefined;
     if (help) {
       console.log(help);
       return 0;
@@ -40,6 +41,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./keys.ts')).keysCli(rest, openShort);
       case 'publish':
         return await (await import('./publish.ts')).publishCli(rest);
+      case 'previews':
+        return await (await import('./publish.ts')).previewsCli(rest);
       case 'mcp': {
         const mcp = await import('./mcp.ts');
         const service = await openShort();
@@ -76,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
         // `sites help keys` is `sites keys --help`.
         const topic = rest[0];
         if (topic === 'publish') return await (await import('./publish.ts')).publishCli(['--help']);
+        if (topic === 'previews') return await (await import('./publish.ts')).previewsCli(['--help']);
         console.log((topic !== undefined ? commandHelp(topic) : undefined) ?? USAGE);
         return 0;
       }
@@ -97,7 +101,7 @@ async function serve(): Promise<number> {
   const config = loadConfig();
   let port = config.listen.port;
   const { createService, startHttp } = await services();
-  const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob } = await jobs();
+  const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob, startPreviewExpiryJob } = await jobs();
   const { serveBanner } = await import('./banner.ts');
   const service = await createService(config, { project: 'run', port: () => port });
   logProcessWarnings(service.log, config);
@@ -112,6 +116,7 @@ async function serve(): Promise<number> {
   const stopJob = startQuarantineJob(service, Math.min(60_000, Math.max(500, config.deletedSiteTtlMs / 4)));
   startOAuthClientExpiryJob(service);
   const stopDeploys = startDeployExpiryJob(service);
+  const stopPreviews = startPreviewExpiryJob(service);
   const url = service.api.apexOrigin();
   const fields = config.logFormat === 'json' ? { listen: `${config.listen.host}:${port}`, portal: `${url}/`, stack: service.stack.describe } : undefined;
   service.log.info(serveBanner(config, { host: config.listen.host, port }, url), fields);
@@ -122,6 +127,7 @@ async function serve(): Promise<number> {
   });
   stopJob();
   stopDeploys();
+  stopPreviews();
   // Open event streams (MCP SSE) would keep close() waiting forever: drop connections first.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
@@ -133,8 +139,10 @@ async function serve(): Promise<number> {
 async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
   const service = await (await services()).createService(config, { project: 'catch-up' });
   try {
-    const holder = `replay-${process.pid}`;
-    if (!(await service.stack.readModel.tryLease('projector', holder, 60_000))) {
+    const { leaseHolderId, takeLease } = await import('../lease-holder.ts');
+    const holder = leaseHolderId('replay');
+    // A service killed moments ago still holds the lease on paper: it is not waited out.
+    if (!(await takeLease(service.stack.readModel, 'projector', holder, 60_000))) {
       throw new CliError('a running service holds the projector lease; stop it before replaying');
     }
     // Renewed while the log is replayed: a long replay must not let a service that starts
@@ -162,19 +170,21 @@ async function replay(config: ReturnType<typeof loadConfig>): Promise<number> {
 }
 
 async function projectOnly(config: ReturnType<typeof loadConfig>): Promise<number> {
-  const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob } = await jobs();
+  const { startQuarantineJob, startOAuthClientExpiryJob, startDeployExpiryJob, startPreviewExpiryJob } = await jobs();
   const service = await (await services()).createService(config, { project: 'run' });
   logProcessWarnings(service.log, config);
   service.log.info('projector running', { stack: service.stack.describe });
   const stopJob = startQuarantineJob(service);
   startOAuthClientExpiryJob(service);
   const stopDeploys = startDeployExpiryJob(service);
+  const stopPreviews = startPreviewExpiryJob(service);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
   stopJob();
   stopDeploys();
+  stopPreviews();
   await service.close();
   return 0;
 }

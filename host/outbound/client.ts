@@ -110,13 +110,15 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
 
   function send(dest: Destination, req: OutboundRequest, maxBytes: number, clock: Deadline, pooled = true): Promise<{ ok: true; response: OutboundResponse } | { ok: false; refusal: OutboundRefusal }> {
     const { url, hostname, address } = dest;
-    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
+    // A string body goes as it is: Node writes it with the headers in one write (a Buffer goes as a second one).
+    const body = req.body;
+    const length = body === undefined ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     const headers: Record<string, string> = {
       'user-agent': opts.userAgent ?? 'sites-service',
       'accept-encoding': 'identity',
       ...Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
       host: url.host,
-      ...(body ? { 'content-length': String(body.byteLength) } : {}),
+      ...(length !== undefined ? { 'content-length': String(length) } : {}),
     };
     const options: https.RequestOptions = {
       host: address,

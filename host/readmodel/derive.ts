@@ -27,18 +27,30 @@ export function siteIndexFields(doc: SiteDoc): SiteIndexFields {
   };
 }
 
-/** A revision the site still retains (live or archived): its blobs must not be collected. */
+/** A revision the site still retains (live, archived, or a preview's): its blobs must not be collected. */
 export type RetainedRevision = { readonly id: string; readonly manifest: string; readonly favicon: string | null };
 
 export function retainedRevisions(doc: SiteDoc): RetainedRevision[] {
   const seen = new Set<string>();
   const out: RetainedRevision[] = [];
-  for (const r of [doc.live, ...doc.archived]) {
+  // A preview holds its files like a revision does (spec §14), until it is removed, expires or the site is purged.
+  const previews = doc.previews?.map((p) => p.revision) ?? [];
+  for (const r of [doc.live, ...doc.archived, ...previews]) {
     if (seen.has(r.id)) continue;
     seen.add(r.id);
     out.push({ id: r.id, manifest: r.manifest, favicon: r.favicon?.hash ?? null });
   }
   return out;
+}
+
+/**
+ * When the site's first preview expires (the expiry job's range), or null when it has none:
+ * ISO-8601 UTC instants, which sort as strings.
+ */
+export function previewExpiry(doc: SiteDoc): string | null {
+  let first: string | null = null;
+  for (const p of doc.previews ?? []) if (first === null || p.expiresAt < first) first = p.expiresAt;
+  return first;
 }
 
 /** Lower-cased `q`, or undefined when it filters nothing. */

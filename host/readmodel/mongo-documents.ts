@@ -2,7 +2,7 @@ import type { IndexDescription } from 'mongodb';
 import { positionKey } from '../../projections/positions.ts';
 import type { ConnectionDoc, ConnectionUseDoc, DocKind, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import type { TreeNodeDoc } from '../../projections/site-tree.ts';
-import { retainedRevisions, siteIndexFields } from './derive.ts';
+import { previewExpiry, retainedRevisions, siteIndexFields } from './derive.ts';
 
 /**
  * One MongoDB document per stream: the projected record plus the fields the queries
@@ -47,9 +47,11 @@ export type StreamDocument = {
   status?: 'live' | 'quarantined';
   updatedAt?: string;
   deletedAt?: string;
+  /** When the site's first preview expires (spec §14): the preview expiry job's range. */
+  previewExpiresAt?: string;
   /** Custom domains attached to the site (spec §15); absent when none. */
   domains?: string[];
-  /** Manifests and favicons of the retained revisions (live and archived). */
+  /** Manifests and favicons of the retained revisions (live, archived and previews'). */
   manifests?: string[];
   favicons?: string[];
   // Keys
@@ -101,6 +103,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
       const doc = record.doc as SiteDoc;
       const f = siteIndexFields(doc);
       const retained = retainedRevisions(doc);
+      const expiry = previewExpiry(doc);
       return {
         ...base,
         path: doc.path,
@@ -117,6 +120,7 @@ export function toStreamDocument(record: StreamRecord): StreamDocument {
         status: doc.status,
         updatedAt: doc.updatedAt,
         ...(doc.deletedAt ? { deletedAt: doc.deletedAt } : {}),
+        ...(expiry !== null ? { previewExpiresAt: expiry } : {}),
         ...(doc.domains?.length ? { domains: [...doc.domains] } : {}),
         manifests: [...new Set(retained.map((r) => r.manifest))],
         favicons: [...new Set(retained.flatMap((r) => (r.favicon ? [r.favicon] : [])))],
@@ -195,6 +199,7 @@ export const STREAM_INDEXES: IndexDescription[] = [
   { name: 'site_path', key: { path: 1 }, unique: true, partialFilterExpression: exists('path') },
   ...listingIndexes(),
   { name: 'sites_deleted', key: { status: 1, deletedAt: -1, path: 1 } },
+  { name: 'sites_preview_expiry', key: { previewExpiresAt: 1, path: 1 }, partialFilterExpression: exists('previewExpiresAt') },
   // Not unique: the claim streams keep a domain on one site, and documents are written one at a time.
   { name: 'site_domains', key: { domains: 1 }, partialFilterExpression: exists('domains') },
   { name: 'retained_manifests', key: { manifests: 1 } },

@@ -77,6 +77,13 @@ export const expiredUnusedClientsQuery = (by: string): FindSpec => ({
   hint: 'client_unused_expiry',
 });
 
+/** `listSitesWithExpiredPreviews`: the same selection and order as the SQLite adapter. */
+export const expiredPreviewsQuery = (by: string): FindSpec => ({
+  filter: { previewExpiresAt: { $exists: true, $lte: by } },
+  sort: { previewExpiresAt: 1, path: 1 },
+  hint: 'sites_preview_expiry',
+});
+
 /**
  * The pipeline that answers key or connection lookups: the documents `spec` selects, each
  * with the last use its usage stream recorded (joined on `key_use` or `connection_use`), in

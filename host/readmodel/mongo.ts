@@ -20,6 +20,7 @@ import {
   connectionByIdQuery,
   connectionsQuery,
   expiredUnusedClientsQuery,
+  expiredPreviewsQuery,
   keyByIdQuery,
   keyByTokenQuery,
   keysQuery,
@@ -254,6 +255,7 @@ function mongoReadModel(
     listConnections: () => connectionsOf(connectionsQuery()),
     getOAuthClient: (clientId) => docOf<OAuthClientDoc>(clientByIdQuery(clientId)),
     listExpiredUnusedOAuthClients: (by, limit) => docsOf<OAuthClientDoc>(expiredUnusedClientsQuery(by), limit),
+    listSitesWithExpiredPreviews: (by, limit) => docsOf<SiteDoc>(expiredPreviewsQuery(by), limit),
 
     async indexManifest(manifest, blobs) {
       // A manifest's content never changes, so the first complete insert is the answer for
@@ -311,6 +313,16 @@ function mongoReadModel(
 
     async releaseLease(name, holder) {
       await leases.deleteOne({ _id: name, holder });
+    },
+
+    async leaseHolder(name) {
+      return (await leases.findOne({ _id: name }))?.holder;
+    },
+
+    async takeOverLease(name, gone, holder, ttlMs) {
+      // Compare-and-set on the holder, on the server's clock like tryLease.
+      const taken = await leases.updateOne({ _id: name, holder: gone }, [{ $set: { holder, expiresAt: { $add: ['$$NOW', ttlMs] } } }]);
+      return taken.matchedCount === 1;
     },
 
     ...mongoDeploys(deploys, deployBlobs),

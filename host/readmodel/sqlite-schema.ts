@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS sites (
   status      TEXT NOT NULL,
   updated_at  TEXT NOT NULL,
   deleted_at  TEXT,
+  -- When its first preview expires (spec §14), or NULL when it has none: the expiry job's range.
+  preview_expires TEXT,
   doc         TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sites_by_date  ON sites (status, undated, date DESC, updated_at DESC, path);
@@ -32,6 +34,7 @@ CREATE INDEX IF NOT EXISTS sites_by_title ON sites (status, title_lc, path);
 CREATE INDEX IF NOT EXISTS sites_by_slug  ON sites (status, slug, path);
 CREATE INDEX IF NOT EXISTS sites_by_group ON sites (grp);
 CREATE INDEX IF NOT EXISTS sites_deleted  ON sites (status, deleted_at DESC);
+CREATE INDEX IF NOT EXISTS sites_preview_expiry ON sites (preview_expires, path) WHERE preview_expires IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS site_tags (
   stream TEXT NOT NULL,
@@ -163,12 +166,15 @@ CREATE INDEX IF NOT EXISTS deploy_blobs_by_hash ON deploy_blobs (hash);
  *    them and when (revokedAt, revokedBy): the rebuild fills them in from the log.
  *    (key_usage, a key's last use from its usage stream, came with the same version; it alone
  *    would have needed no bump: only usage streams feed it, and no earlier log has one.)
- * (connection_usage, a connection's last use from its usage stream, came without a bump for
- * that reason: it is created on open, and only connectionuse-<id> streams, new with it, feed it.)
- * (site_domains needed none either: only domain events feed it, and no earlier log has one.)
+ *    (connection_usage, a connection's last use from its usage stream, came without a bump for
+ *    that reason: it is created on open, and only connectionuse-<id> streams, new with it, feed it.)
+ *    (site_domains needed none either: only domain events feed it, and no earlier log has one.)
  * 5: site_tree, the listing's group tree kept from the events (the rebuild fills it in).
+ * 6: previews and permalinks (spec §14): site documents hold their previews and each
+ *    revision's number (counted again from the log for revisions published before), and
+ *    sites.preview_expires feeds the preview expiry job.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Secondary indexes of the site tables. A batch that fills these tables from empty (a

@@ -38,8 +38,8 @@ export function prepareStatements(db: Database.Database) {
     delTags: db.prepare(`DELETE FROM site_tags WHERE stream = ?`),
     delRevisions: db.prepare(`DELETE FROM revisions WHERE stream = ?`),
     putSite: db.prepare(
-      `INSERT INTO sites (stream, revision, path, grp, slug, title_lc, desc_lc, date, undated, hidden, status, updated_at, deleted_at, doc)
-       VALUES (@stream, @revision, @path, @grp, @slug, @title_lc, @desc_lc, @date, @undated, @hidden, @status, @updated_at, @deleted_at, @doc)`,
+      `INSERT INTO sites (stream, revision, path, grp, slug, title_lc, desc_lc, date, undated, hidden, status, updated_at, deleted_at, preview_expires, doc)
+       VALUES (@stream, @revision, @path, @grp, @slug, @title_lc, @desc_lc, @date, @undated, @hidden, @status, @updated_at, @deleted_at, @preview_expires, @doc)`,
     ),
     putTag: db.prepare(`INSERT INTO site_tags (stream, tag, tag_lc) VALUES (?, ?, ?)`),
     delTag: db.prepare(`DELETE FROM site_tags WHERE stream = ? AND tag = ?`),
@@ -62,6 +62,9 @@ export function prepareStatements(db: Database.Database) {
     treeSince: db.prepare<[string], { path: string; version: string; doc: string }>(`SELECT path, version, doc FROM site_tree WHERE version > ?`),
     listingVersion: db.prepare<[], { version: string | null }>(`SELECT max(version) AS version FROM site_tree`),
     quarantined: db.prepare<[], DocRow>(`SELECT stream, revision, doc FROM sites WHERE status = 'quarantined' ORDER BY deleted_at DESC, path ASC`),
+    expiredPreviews: db.prepare<[string, number], DocRow>(
+      `SELECT stream, revision, doc FROM sites WHERE preview_expires IS NOT NULL AND preview_expires <= ? ORDER BY preview_expires ASC, path ASC LIMIT ?`,
+    ),
 
     delKey: db.prepare(`DELETE FROM keys WHERE stream = ?`),
     putKey: db.prepare(`INSERT INTO keys (stream, id, token_hash, doc) VALUES (?, ?, ?, ?)`),
@@ -110,6 +113,9 @@ export function prepareStatements(db: Database.Database) {
        WHERE leases.holder = excluded.holder OR leases.expires_at <= @now`,
     ),
     releaseLease: db.prepare(`DELETE FROM leases WHERE name = ? AND holder = ?`),
+    leaseHolder: db.prepare<[string], { holder: string }>(`SELECT holder FROM leases WHERE name = ?`),
+    // Compare-and-set on the holder: only the one found gone is replaced, whatever its expiry.
+    takeOverLease: db.prepare(`UPDATE leases SET holder = @holder, expires_at = @expiresAt WHERE name = @name AND holder = @gone`),
   };
 }
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ConnectionDoc, ConnectionUseDoc, KeyDoc, KeyUseDoc, OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import type { StreamChange } from '../../projections/batch.ts';
-import { retainedRevisions, siteIndexFields, type RetainedRevision, type SiteIndexFields } from './derive.ts';
+import { previewExpiry, retainedRevisions, siteIndexFields, type RetainedRevision, type SiteIndexFields } from './derive.ts';
 import type { Statements } from './sqlite-statements.ts';
 
 /** The columns of a `sites` row that its indexes and filters read, by column name. */
@@ -17,8 +17,9 @@ type SiteColumns = {
   status: string;
   updated_at: string;
   deleted_at: string | null;
+  preview_expires: string | null;
 };
-const SITE_COLUMNS = ['path', 'grp', 'slug', 'title_lc', 'desc_lc', 'date', 'undated', 'hidden', 'status', 'updated_at', 'deleted_at'] as const;
+const SITE_COLUMNS = ['path', 'grp', 'slug', 'title_lc', 'desc_lc', 'date', 'undated', 'hidden', 'status', 'updated_at', 'deleted_at', 'preview_expires'] as const;
 
 function siteColumns(doc: SiteDoc, f: SiteIndexFields): SiteColumns {
   return {
@@ -33,6 +34,7 @@ function siteColumns(doc: SiteDoc, f: SiteIndexFields): SiteColumns {
     status: doc.status,
     updated_at: doc.updatedAt,
     deleted_at: doc.deletedAt ?? null,
+    preview_expires: previewExpiry(doc),
   };
 }
 

@@ -206,6 +206,9 @@ export function openSqliteReadModel(file: string): ReadModel {
     async listExpiredUnusedOAuthClients(by, limit) {
       return s.expiredUnusedClients.all(by, limit).map((r) => JSON.parse(r.doc) as OAuthClientDoc);
     },
+    async listSitesWithExpiredPreviews(by, limit) {
+      return s.expiredPreviews.all(by, limit).map(siteDoc);
+    },
     async indexManifest(manifest, blobs) {
       s.indexManifest.run(manifest, JSON.stringify(blobs));
     },
@@ -219,6 +222,12 @@ export function openSqliteReadModel(file: string): ReadModel {
     },
     async releaseLease(name, holder) {
       s.releaseLease.run(name, holder);
+    },
+    async leaseHolder(name) {
+      return s.leaseHolder.get(name)?.holder;
+    },
+    async takeOverLease(name, gone, holder, ttlMs) {
+      return s.takeOverLease.run({ name, gone, holder, expiresAt: Date.now() + ttlMs }).changes > 0;
     },
     ...sqliteDeploys(db),
     async reset() {

@@ -1,5 +1,5 @@
 /** The portal's only door to the service: the management API under `/api/*`. */
-import type { Activity, ActivityFilters, ActivityPage, ApiKey, Connection, Delivery, FileNode, Grant, Me, PublishResult, Revision, RevisionDiff, ServiceStorage, Site, SiteEvent, SiteList, SiteStorage, Webhook, WebhookType } from './types.ts';
+import type { Activity, ActivityFilters, ActivityPage, ApiKey, Connection, Delivery, FileNode, Grant, Me, Preview, PublishResult, Revision, RevisionDiff, ServiceStorage, Site, SiteEvent, SiteList, SiteStorage, Webhook, WebhookType } from './types.ts';
 
 /** A failed call: HTTP status (0 when the server could not be reached) and the API's error code. */
 export class ApiError extends Error {
@@ -81,6 +81,8 @@ export const api = {
   },
   events: (path: string, signal?: AbortSignal) =>
     call<{ events: SiteEvent[] }>('GET', `/api/sites/${enc(path)}/events`, { signal }),
+  previews: (path: string, signal?: AbortSignal) => call<{ previews: Preview[] }>('GET', `/api/sites/${enc(path)}/previews`, { signal }),
+  removePreview: (path: string, name: string) => call<void>('DELETE', `/api/sites/${enc(path)}/previews/${encodeURIComponent(name)}`),
   rollback: (path: string, revision: string) => call<Site>('POST', `/api/sites/${enc(path)}/rollback`, { body: { revision } }),
   patch: (path: string, patch: Record<string, unknown>) => call<Site>('PATCH', `/api/sites/${enc(path)}`, { body: patch }),
   unpublish: (path: string) => call<void>('DELETE', `/api/sites/${enc(path)}`),

@@ -29,7 +29,9 @@ export type ChangelogEntry =
       dropped: string[];
     })
   | (Base & { kind: 'rollback'; id: string; fromId: string; counts?: Counts; netBytes?: number })
-  | (Base & { kind: 'note'; type: string; text: string; revisionId?: string });
+  | (Base & { kind: 'note'; type: string; text: string; revisionId?: string })
+  /** A preview published (made or updated), removed by someone, or expired (spec §14): beside the live site, never changing it. */
+  | (Base & { kind: 'preview'; type: 'PreviewPublished' | 'PreviewRemoved' | 'PreviewExpired'; name: string; created?: boolean; counts?: Counts; revisionId?: string });
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -148,6 +150,20 @@ export function buildChangelog(events: readonly SiteEvent[]): ChangelogEntry[] {
       }
       case 'SiteArchived':
         break;
+      case 'PreviewPublished': {
+        const name = str(d.name);
+        if (!name) break;
+        const revisionId = str((d.revision as { id?: unknown } | undefined)?.id);
+        out.push({ ...base, kind: 'preview', type: e.type, name, created: d.created === true, counts: countsOf(d), revisionId });
+        break;
+      }
+      case 'PreviewRemoved':
+      case 'PreviewExpired': {
+        const name = str(d.name);
+        if (!name) break;
+        out.push({ ...base, kind: 'preview', type: e.type, name, revisionId: str(d.revisionId) });
+        break;
+      }
       case 'SitePatched': {
         const after = (d.meta ?? {}) as Meta;
         out.push({ ...base, kind: 'note', type: e.type, text: `Edited metadata: ${describeMetaChange(meta, after)}` });

@@ -10,6 +10,7 @@ export type Me = {
 
 // The shapes the server sends, shared with it as types only (nothing of the server is bundled).
 import type { Revision as RevisionJson } from '../../app/contract/revision.ts';
+import type { Preview as PreviewJson } from '../../app/contract/preview.ts';
 import type { Site as SiteJson } from '../../app/contract/site.ts';
 import type { FileNode as ServerFileNode } from '../../domain/file-tree.ts';
 import type { TreeNode as ServerTreeNode } from '../../projections/site-list.ts';
@@ -19,8 +20,10 @@ export type TreeNode = ServerTreeNode<Site>;
 export type SiteList = { sites: Site[]; tree: TreeNode; count: number };
 export type Revision = RevisionJson;
 export type FileNode = ServerFileNode;
+/** A named, expiring copy of a site beside its live content (spec §14). */
+export type Preview = PreviewJson;
 
-export const CAPABILITIES = ['publish', 'unpublish', 'rollback', 'patch', 'purge'] as const;
+export const CAPABILITIES = ['publish', 'unpublish', 'rollback', 'patch', 'purge', 'preview'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export type Grant = { kind: 'group' | 'site'; target: string; permissions: Capability[] };

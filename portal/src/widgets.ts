@@ -72,3 +72,17 @@ export function changeSummary(c: { counts?: Counts; netBytes?: number; files?: n
   }
   return h('span', { class: 'change-summary' }, parts);
 }
+
+/**
+ * A revision's permalink (spec §14, `Revision.url`): its own address, served while the revision
+ * is kept, as a link that opens the site's host (never the portal) in a new tab.
+ */
+export function permalink(url: string | undefined, label: string): HTMLElement | null {
+  if (!url || !/^https?:\/\//.test(url)) return null;
+  return h(
+    'span',
+    { class: 'permalink' },
+    'Permalink ',
+    h('a', { href: url, target: '_blank', rel: 'noopener', title: `${label} at its own address, for as long as it is kept` }, url.replace(/^https?:\/\//, '').replace(/\/$/, '')),
+  );
+}

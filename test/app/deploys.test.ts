@@ -10,6 +10,7 @@ import { publishDeploy } from '../../app/deploys/publish.ts';
 import { uploadDeployFile } from '../../app/deploys/upload.ts';
 import { collectExpiredDeploys } from '../../app/jobs/gc.ts';
 import { publishSite } from '../../app/publish/publish-site.ts';
+import type { PublishResult } from '../../app/contract/publish.ts';
 import { unpublishSite } from '../../app/site-lifecycle/unpublish.ts';
 import { systemIdentity } from '../../domain/auth.ts';
 import { MissingFilesError } from '../../domain/deploy/deploy.ts';
@@ -41,7 +42,7 @@ describe('incremental deploys', () => {
     await expect(upload(app, other, created.id, 'n')).rejects.toBeInstanceOf(NotFoundError);
     await upload(app, ci, created.id, 'v2');
     await upload(app, ci, created.id, 'n');
-    const published = await publishDeploy(app.deps, ci, { deploy: created.id });
+    const published = (await publishDeploy(app.deps, ci, { deploy: created.id })) as PublishResult;
     expect(published).toMatchObject({ group: 'docs', slug: 'app', unchanged: false, site: { size: 4 } });
     await expect(publishDeploy(app.deps, ci, { deploy: created.id })).rejects.toBeInstanceOf(ConflictError);
     // The same files again: nothing required, nothing recorded.

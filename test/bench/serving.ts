@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runLoad, type LoadResult } from '../support/load.ts';
 import { makeTarGz } from '../support/archives.ts';
+import { putPreview } from '../support/previews.ts';
 import { publish } from '../support/publish.ts';
 import { freePort, startService } from '../support/service.ts';
 import { fmt, prng } from './support.ts';
@@ -136,6 +137,13 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
     const spaRes = await publish(svc.url, key, { group: 'bench', slug: 'spa', title: 'SPA' }, { archive: spa });
     if (spaRes.status !== 200) throw new Error(`publish for serving failed: ${spaRes.status}`);
     const rewrite = { port: svc.port, hostHeader: `spa.bench.localhost:${svc.port}` };
+    // The same page on a preview's host and on the live revision's permalink (spec §14).
+    const previewRes = await putPreview(svc.url, key, 'bench/serve', 'pr-1', { files: { 'index.html': html.toString('utf8') } });
+    if (previewRes.status !== 200) throw new Error(`preview for serving failed: ${previewRes.status}`);
+    const variants = [
+      { name: 'preview', hostHeader: `pr-1--serve.bench.localhost:${svc.port}` },
+      { name: 'permalink', hostHeader: `v1--serve.bench.localhost:${svc.port}` },
+    ] as const;
 
     if (existsSync(NGINX)) {
       const nginx = await startNginx(root, work);
@@ -179,6 +187,10 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
       const rewritten = await runLoad({ host: '127.0.0.1', ...rewrite, path: '/app/users/42/settings', connections: p.connections, durationMs, warmupMs: p.warmupMs, expectBytes: html.length });
       results.set('service:plain-again', [...(results.get('service:plain-again') ?? []), plainNow]);
       results.set('service:rewrite', [...(results.get('service:rewrite') ?? []), rewritten]);
+      for (const v of variants) {
+        const on = await runLoad({ host: '127.0.0.1', port: svc.port, hostHeader: v.hostHeader, path: '/index.html', connections: p.connections, durationMs, warmupMs: p.warmupMs, expectBytes: html.length });
+        results.set(`service:${v.name}`, [...(results.get(`service:${v.name}`) ?? []), on]);
+      }
     }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -235,6 +247,25 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
       ratio,
       target: '≥ 0.8×',
       ok: ratio >= 0.8,
+    });
+  }
+  // A preview's or permalink's page against the live page, each round back to back with the plain file (spec §14: within 0.9×).
+  for (const [name, label] of [
+    ['preview', 'a preview host (pr-1--serve.bench)'],
+    ['permalink', 'a permalink host (v1--serve.bench)'],
+  ] as const) {
+    const variant = results.get(`service:${name}`);
+    if (!variant || !plain) continue;
+    const ratios = variant.map((r, i) => r.rps / plain[i]!.rps);
+    const ratio = median(ratios);
+    rows.push({
+      section: 'Serving',
+      what: `2 KB HTML on ${label} vs the live host (median of ${p.rounds} rounds, ratios ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`,
+      value: describe(typical(variant)),
+      reference: describe(typical(plain)),
+      ratio,
+      target: '≥ 0.9×',
+      ok: ratio >= 0.9,
     });
   }
   return rows;

@@ -52,8 +52,11 @@ function askedNames(sites: number, count: number): { domain: string; expect: boo
         { domain: BASE, expect: true },
         { domain: seedDomain(attached), expect: true, path: fullPath(siteAddress(site.group, site.slug)) },
         { domain: `${s.slug}.example.com`, expect: false, path: fullPath(siteAddress(s.group, `no-${s.slug}`)) },
+        // Spec §14: the permalink of the live revision (number 1 of a site published once), and a preview no site has; one lookup each.
+        { domain: `v1--${live}`, expect: true, path: fullPath(address) },
+        { domain: `pr-1--${live}`, expect: false, path: fullPath(address) },
       ];
-      out.push(others[Math.floor(i / 4) % 4]!);
+      out.push(others[Math.floor(i / 4) % others.length]!);
     }
   }
   return out;
@@ -121,7 +124,7 @@ export async function benchTlsAsk(p: TlsAskParams, log: (s: string) => void): Pr
       const { measured: query, reference: floor } = await paired(asked, (a) => askCertificate({ queries: readModel }, names, a.domain), (a) => readModel.getSite(a.path ?? 'none'), 2000);
       rows.push({
         section: 'TLS ask',
-        what: `askCertificate in-process at ${p.sites} sites (${p.asks} names: ½ live sites, ¼ unknown sites, ¼ over-deep, apex, custom domains of ${Math.ceil(p.sites / DOMAIN_EVERY)} and names of none)`,
+        what: `askCertificate in-process at ${p.sites} sites (${p.asks} names: ½ live sites, ¼ unknown sites, ¼ over-deep, apex, custom domains of ${Math.ceil(p.sites / DOMAIN_EVERY)} and names of none, permalinks and previews)`,
         value: spread(query),
         reference: `readModel.getSite alone: ${spread(floor)}`,
         ratio: percentile(query, 99) / percentile(floor, 99),

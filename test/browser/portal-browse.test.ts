@@ -205,8 +205,8 @@ describe.skipIf(!chromiumAvailable())('portal: browsing', () => {
     expect(await vp.locator('main').innerText()).not.toMatch(/by key|by admin/);
     expect(await vp.locator('.actions[aria-label="Admin actions"]').count()).toBe(0);
     expect(await vp.getByRole('tab').allTextContents()).toEqual(['Files', 'Compare', 'Storage']);
-    // without the (admin-only) history, a revision is named by its publish time
-    expect(await vp.getByLabel('Revision').locator('option').first().textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})? · live · /);
+    // numbered as the service numbers them (Revision.number, spec §14), then the publish time
+    expect(await vp.getByLabel('Revision').locator('option').first().textContent()).toMatch(/^v3 · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · live · /);
     await vp.getByLabel('Revision').selectOption({ index: 1 });
     await vp.locator('.file-tree button.file').first().waitFor();
     expect(await vp.getByRole('button', { name: 'Make this revision live' }).isVisible()).toBe(false);

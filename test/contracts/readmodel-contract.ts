@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Deploy, DeployBlob } from '../../domain/deploy/deploy.ts';
 import type { Recorded } from '../../domain/events.ts';
+import type { SiteEvent } from '../../domain/site/events.ts';
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { ReadModel, SiteQuery } from '../../projections/read-model.ts';
 import { applyTreeChanges, type TreeNodeDoc } from '../../projections/site-tree.ts';
@@ -548,6 +549,39 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect([...(await model.referencedBlobs(all))].sort()).toEqual(['a2-only', 'ma2', 'shared']);
     });
 
+    it('keeps what previews hold referenced, and lists sites by their first preview expiry (spec §14)', async () => {
+      const { model } = await open();
+      const log = eventLog();
+      const preview = (siteId: number, name: string, manifest: string, expiresAt: string): SiteEvent => ({
+        type: 'PreviewPublished',
+        data: { siteId, name, created: true, revision: revision(`r-${manifest}`, { manifest }), meta: {}, expiresAt },
+      });
+      const gone = (siteId: number, name: string, manifest: string): SiteEvent => ({ type: 'PreviewRemoved', data: { siteId, name, revisionId: `r-${manifest}`, manifest } });
+      await model.indexManifest('mp1', ['p1-only']);
+      await model.indexManifest('mp2', ['p2-only']);
+      log.site('a', published('a', 1, revision('ra1', { manifest: 'ma1' }), meta('A')));
+      log.site('docs/b', published('docs/b', 2, revision('rb1', { manifest: 'mb1' }), meta('B')));
+      log.site('a', preview(1, 'pr-1', 'mp1', '2026-03-01T00:00:00.000Z'));
+      log.site('docs/b', preview(2, 'pr-2', 'mp2', '2026-02-01T00:00:00.000Z'));
+      log.site('docs/b', quarantined(2));
+      await model.apply(log.events, last(log.events));
+      const all = ['mp1', 'mp2', 'p1-only', 'p2-only'];
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(all);
+      const paths = async (by: string, limit = 100) => (await model.listSitesWithExpiredPreviews(by, limit)).map((d) => d.path);
+      // In the trash too: previews expire whatever the site's state.
+      expect(await paths('2026-03-01T00:00:00.000Z')).toEqual(['docs/b', 'a']);
+      expect(await paths('2026-03-01T00:00:00.000Z', 1)).toEqual(['docs/b']);
+      expect(await paths('2026-01-31T23:59:59.999Z')).toEqual([]);
+      log.site('a', gone(1, 'pr-1', 'mp1'));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect([...(await model.referencedBlobs(all))].sort()).toEqual(['mp2', 'p2-only']);
+      expect(await paths('2027-01-01T00:00:00.000Z')).toEqual(['docs/b']);
+      log.site('docs/b', purged(2, [{ id: 'rb1', manifest: 'mb1' }, { id: 'r-mp2', manifest: 'mp2' }]));
+      await model.apply(log.events.slice(-1), last(log.events));
+      expect(await model.referencedBlobs(all)).toEqual(new Set());
+      expect(await paths('2027-01-01T00:00:00.000Z')).toEqual([]);
+    });
+
     it('indexes a large manifest and answers for many candidates at once', async () => {
       const { model } = await open();
       const blobs = Array.from({ length: 10_000 }, (_, i) => `blob-${i}`);
@@ -670,6 +704,26 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       expect(await other.tryLease('projector', 'B', 60_000)).toBe(false);
       await model.reset(); // leases are coordination state, not projections
       expect(await other.tryLease('projector', 'B', 60_000)).toBe(false);
+    });
+
+    it('names a lease\'s holder and lets a lease be taken over from a holder known to be gone, only from that one', async () => {
+      const { model, another } = await open();
+      const other = await another();
+      expect(await model.leaseHolder('projector')).toBeUndefined();
+      expect(await other.takeOverLease('projector', 'A', 'B', 60_000)).toBe(false); // nobody holds it: nothing to take over
+      expect(await model.leaseHolder('projector')).toBeUndefined();
+      expect(await model.tryLease('projector', 'A', 60_000)).toBe(true);
+      expect(await other.leaseHolder('projector')).toBe('A');
+      expect(await other.takeOverLease('projector', 'C', 'B', 60_000)).toBe(false); // A holds it, not C
+      expect(await other.leaseHolder('projector')).toBe('A');
+      // A's minute is not up, but B knows A stopped.
+      expect(await other.takeOverLease('projector', 'A', 'B', 60_000)).toBe(true);
+      expect(await model.leaseHolder('projector')).toBe('B');
+      expect(await model.tryLease('projector', 'A', 60_000)).toBe(false); // A is out, B's lease runs
+      expect(await other.tryLease('projector', 'B', 60_000)).toBe(true); // renewed as B's own
+      expect(await model.takeOverLease('projector', 'A', 'C', 60_000)).toBe(false); // taken once, not twice
+      await other.releaseLease('projector', 'B');
+      expect(await model.leaseHolder('projector')).toBeUndefined();
     });
 
     it('rebuilds the same listing after reset and replay', async () => {

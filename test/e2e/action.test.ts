@@ -50,9 +50,10 @@ async function bash(script: string, env: Record<string, string>): Promise<{ code
 describe('the GitHub Actions action', () => {
   const action = async () => parseYaml(await readFile(join(ROOT, 'action.yml'), 'utf8')) as Map;
 
-  it('declares the inputs url, key, dir, site, title, include-dotfiles and the outputs url and revision of a composite step', async () => {
+  it('declares the inputs url, key, dir, site, title, include-dotfiles (and the preview ones) and the outputs url and revision of a composite step', async () => {
     const a = await action();
-    expect(Object.keys(a.inputs as Map).sort()).toEqual(['dir', 'include-dotfiles', 'key', 'site', 'title', 'url']);
+    // preview, remove-preview, github-token and pull-request: test/e2e/preview-workflows.test.ts.
+    expect(Object.keys(a.inputs as Map).sort()).toEqual(['dir', 'github-token', 'include-dotfiles', 'key', 'preview', 'pull-request', 'remove-preview', 'site', 'title', 'url']);
     expect(Object.keys(a.outputs as Map).sort()).toEqual(['revision', 'url']);
     expect((a.runs as Map).using).toBe('composite');
     expect(((a.outputs as Map).url as Map).value).toBe('${{ steps.publish.outputs.url }}');

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http.ts';
 import { startHeaderTap, type HeaderTap } from '../support/header-tap.ts';
 import { publish } from '../support/publish.ts';
+import { putPreview } from '../support/previews.ts';
 import { freePort, startService, type RunningService } from '../support/service.ts';
 
 const CADDY = process.env.CADDY_PATH ?? '/usr/bin/caddy';
@@ -229,6 +230,26 @@ describe.skipIf(!caddyAvailable())('deploy/Caddyfile in front of the real servic
     expect(res.status).toBe(200);
     expect(res.cert.subjectaltname).toBe(`DNS:${name}`);
     record(name, res.cert);
+  });
+
+  it('a preview host and a permalink host each get a valid certificate for exactly their name; a preview that does not exist and a revision never published get none (spec §14, §15)', async () => {
+    expect((await putPreview(svc.url, adminKey, 'grp/sub/a', 'pr-7', { index: '<h1>a preview over https</h1>' })).status).toBe(200);
+    for (const [name, expected] of [[`pr-7--a.sub.grp.${BASE}`, '<h1>a preview over https</h1>'], [`v1--demo.${BASE}`, '<h1>demo over https</h1>']] as const) {
+      const res = await get(name);
+      expect(res.status, name).toBe(200);
+      expect(res.body.trim(), name).toBe(expected);
+      expect(res.headers['x-robots-tag'], name).toBe('noindex');
+      expect(res.cert.subjectaltname, name).toBe(`DNS:${name}`);
+      expect(tls.checkServerIdentity(name, res.cert), name).toBeUndefined();
+      expect(asks(name).at(-1)!.status, name).toBe(200);
+      record(name, res.cert);
+    }
+    for (const name of [`pr-8--a.sub.grp.${BASE}`, `v9--demo.${BASE}`]) {
+      const result = await handshake(name);
+      expect(result.cert, name).toBeUndefined();
+      expect(asks(name).map((r) => r.status), name).toEqual(asks(name).map(() => 404));
+      subjects.set(name, `no certificate (${result.error})`);
+    }
   });
 
   it('a custom domain attached to a site gets a valid certificate for exactly its name and serves the site (spec §15)', async () => {

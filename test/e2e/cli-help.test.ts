@@ -78,6 +78,15 @@ describe('sites --help', () => {
     expect((await sites('help', 'keys')).stdout).toBe(text);
   });
 
+  it('`sites previews --help` explains list and remove, and `publish --help` the preview flags', async () => {
+    const text = expectHelp(await sites('previews', '--help'), /^usage: sites previews list GROUP\/SLUG /);
+    for (const word of ['sites previews remove GROUP/SLUG NAME', '--if-exists', '--github-comment', '--pull-request N', 'NAME--SLUG.GROUP.<base>', 'SITES_KEY']) expect(text).toContain(word);
+    expect((await sites('help', 'previews')).stdout).toBe(text);
+    expect((await sites('previews', 'remove', '--bogus', '--help')).stdout).toBe(text);
+    const publish = (await sites('publish', '--help')).stdout;
+    for (const word of ['--preview NAME', 'https://NAME--SLUG.GROUP.<base domain>/', 'preview capability', '--github-comment', 'GITHUB_TOKEN']) expect(publish).toContain(word);
+  });
+
   it('every other command has its help too', async () => {
     for (const command of ['serve', 'mcp', 'replay', 'project', 'gc']) expectHelp(await sites(command, '--help'), new RegExp(`^usage: sites ${command}`));
   });
@@ -99,10 +108,14 @@ describe('the downloaded client’s --help', () => {
     expectPublishingFacts(text);
     expect(text).toContain('--url URL            the service (default: SITES_URL, else https://sites.example.com)');
     expect(overview).toContain(text);
+    expect(overview).toContain('Also: node sites.mjs previews list GROUP/SLUG');
+    const previews = expectHelp(await downloaded('previews', '--help'), /^usage: node sites\.mjs previews list GROUP\/SLUG /);
+    expect(previews).toContain('--url URL        the service (default: SITES_URL, else https://sites.example.com)');
+    expect((await downloaded('help', 'previews')).stdout).toBe(previews);
   });
 
   it('bad usage is still status 2 and one line', async () => {
-    for (const args of [[], ['publish'], ['publish', 'dist', '--bogus'], ['frob']]) {
+    for (const args of [[], ['publish'], ['publish', 'dist', '--bogus'], ['frob'], ['previews'], ['previews', 'remove', 'docs/app']]) {
       const r = await downloaded(...args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http.ts';
+import { putPreview } from '../support/previews.ts';
 import { publish } from '../support/publish.ts';
 import { startService, type RunningService } from '../support/service.ts';
 
@@ -21,6 +22,8 @@ const routes: Route[] = [
   { name: 'unpublish', cap: 'unpublish', needs: 'live', ok: 204, send: (k) => call(svc.url, 'DELETE', '/ingest/sites/team/app', { key: k }) },
   { name: 'restore', cap: 'publish', needs: 'quarantined', ok: 200, send: (k) => call(svc.url, 'POST', '/ingest/sites/team/app/restore', { key: k }) },
   { name: 'purge', cap: 'purge', needs: 'quarantined', ok: 204, send: (k) => call(svc.url, 'POST', '/ingest/sites/team/app/purge', { key: k }) },
+  // Spec §14: `preview` (which `publish` implies) and nothing else publishes a preview.
+  { name: 'preview', cap: 'preview', needs: 'live', ok: 200, send: (k) => putPreview(svc.url, k, 'team/app', `pr-${Math.random().toString(36).slice(2, 8)}`, { index: '<p>pr</p>' }) },
 ];
 
 const ALL = 'publish,unpublish,rollback,patch,purge';
@@ -32,6 +35,8 @@ const holders: { name: string; args?: string[]; expect: (cap: string) => number 
   { name: 'site grant', args: ['--grant-site', `team/app:${ALL}`], expect: () => 0 },
   { name: 'site grant on a sibling', args: ['--grant-site', `team/other:${ALL}`], expect: () => 403 },
   { name: 'grant without that capability', args: ['--grant', ':patch'], expect: (cap) => (cap === 'patch' ? 0 : 403) },
+  // What a CI job building untrusted pull requests gets: it can never change what is live.
+  { name: 'preview-only grant', args: ['--grant', 'team:preview'], expect: (cap) => (cap === 'preview' ? 0 : 403) },
   { name: 'expired key', expect: () => 401 },
   { name: 'revoked key', expect: () => 401 },
   { name: 'no key', expect: () => 401 },

@@ -42,6 +42,8 @@ const ingest: { method: string; path: string }[] = [
   { method: 'POST', path: '/ingest/sites/team/app/restore' },
   { method: 'POST', path: '/ingest/sites/team/app/purge' },
   { method: 'DELETE', path: '/ingest/sites/team/app' },
+  { method: 'PUT', path: '/ingest/sites/team/app/previews/pr-1' },
+  { method: 'DELETE', path: '/ingest/sites/team/app/previews/pr-1' },
 ];
 
 /** Every management write: each needs an admin, so a viewer lacks it everywhere. */

@@ -45,7 +45,7 @@ function registeredRoutes(): { method: string; regexp: RegExp; path: string }[] 
 
 /** A concrete request path for a template: each parameter replaced by a value its schema accepts. */
 function example(template: string): string {
-  const values: Record<string, string> = { slug: 'app', group: 'docs', subgroup: 'sub', rev: 'current', a: 'current', b: '20261121T101500.123456789Z', id: '7', delivery: 'msg_1', sha256: 'a'.repeat(64), domain: 'docs.example.com' };
+  const values: Record<string, string> = { slug: 'app', group: 'docs', subgroup: 'sub', rev: 'current', a: 'current', b: '20261121T101500.123456789Z', id: '7', delivery: 'msg_1', name: 'pr-42', sha256: 'a'.repeat(64), domain: 'docs.example.com' };
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (!(name in values)) throw new Error(`no example value for {${name}}`);
     return values[name]!;

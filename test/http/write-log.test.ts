@@ -155,6 +155,22 @@ describe('the write log', () => {
     expect(await lineWith({ msg: 'write', action: 'domain.detach' })).toMatchObject({ site: 'docs/dom', target: 'domain:docs.acme.test', outcome: 'ok', status: 204 });
   });
 
+  it('logs publishing and removing a preview with the site and preview:<name>; an unpublish through …/previews/<slug> as unpublish', async () => {
+    expect((await publish(svc.url, admin, { group: 'docs', slug: 'pv', title: 'Pv' }, { index: '<p>p</p>' })).status).toBe(200);
+    const form = new FormData();
+    form.append('index', new Blob(['<p>pr</p>'], { type: 'text/html' }), 'index.html');
+    const put = await fetch(new URL('/ingest/sites/docs/pv/previews/pr-5', svc.url), { method: 'PUT', headers: { Authorization: `Bearer ${ci}` }, body: form });
+    expect(put.status).toBe(200);
+    const revision = ((await put.json()) as { preview: { revision: string } }).preview.revision;
+    expect((await api('DELETE', '/ingest/sites/docs/pv/previews/pr-5', { key: ci })).status).toBe(204);
+    expect(await lineWith({ msg: 'write', action: 'preview.publish' })).toMatchObject({ actor: `key:${ciId}`, site: 'docs/pv', target: 'preview:pr-5', revision, outcome: 'ok', status: 200 });
+    expect(await lineWith({ msg: 'write', action: 'preview.remove' })).toMatchObject({ site: 'docs/pv', target: 'preview:pr-5', outcome: 'ok', status: 204 });
+    // A site in a group whose last label is previews: the same path is its unpublish.
+    expect((await publish(svc.url, admin, { group: 'docs/previews', slug: 'pr-6', title: 'Old style' }, { index: '<p>o</p>' })).status).toBe(200);
+    expect((await api('DELETE', '/ingest/sites/docs/previews/pr-6', { key: admin })).status).toBe(204);
+    expect(await lineWith({ msg: 'write', action: 'unpublish', site: 'docs/previews/pr-6' })).toMatchObject({ outcome: 'ok', status: 204 });
+  });
+
   it('logs key creation and revocation by key id, never the new token', async () => {
     const created = await api('POST', '/api/keys', { key: admin, body: { name: 'temp', grants: [{ kind: 'group', target: 'docs', permissions: ['publish'] }] } });
     expect(created.status).toBe(201);

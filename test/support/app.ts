@@ -11,6 +11,8 @@ import { ListingTree } from '../../app/queries/listing-tree.ts';
 import { SiteListCache } from '../../app/queries/site-list-cache.ts';
 import { forwardAuthIdentity, operatorIdentity, type Identity } from '../../domain/auth.ts';
 import type { Grant } from '../../domain/grants.ts';
+import type { SiteAddress } from '../../domain/paths.ts';
+import { siteHostLabels, type Variant } from '../../domain/site/previews.ts';
 import type { EventStore } from '../../domain/ports.ts';
 import { openSqliteActivityStore } from '../../host/activity/sqlite.ts';
 import { openFolderBlobStore } from '../../host/blobs/folder.ts';
@@ -54,7 +56,7 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
   });
   let projecting: Promise<unknown> = Promise.resolve();
   const project = () => (projecting = projecting.then(() => projector.catchUp()));
-  const siteUrl = (a: { group: string; slug: string }) => `http://${[a.slug, ...(a.group ? a.group.split('/').reverse() : [])].join('.')}.localhost/`;
+  const siteUrl = (a: SiteAddress, variant?: Variant) => `http://${siteHostLabels(a, variant)}.localhost/`;
   const harness: AppHarness = {
     dir,
     events,

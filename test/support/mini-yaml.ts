@@ -7,7 +7,8 @@
  * - block sequences (`- value`, `- key: value` starting a mapping, `-` + a nested block),
  *   also at the same indentation as their parent key (`steps:\n- run: …`);
  * - scalars: plain (kept as strings, a ` #` starts a comment), 'single' and "double"
- *   quoted (on one line), and flow sequences of such scalars (`[main]`, `[""]`);
+ *   quoted (on one line), flow sequences of such scalars (`[main]`, `[""]`) and the empty
+ *   flow mapping `{}` (`permissions: {}`);
  * - literal block scalars `|` and `|-` (content kept verbatim, never comment-stripped);
  * - whole-line comments and blank lines.
  *
@@ -105,7 +106,7 @@ class Parser {
   scalarOrBlockScalar(value: string, no: number, parentIndent: number): Yaml {
     const header = /^\|(-?)\s*(#.*)?$/.exec(value);
     if (header) return this.literal(parentIndent, header[1] === '-');
-    if (/^[>&*!%@`{]/.test(value)) this.fail(no, 'unsupported YAML feature');
+    if (/^[>&*!%@`{]/.test(value) && !/^\{\s*\}\s*(#.*)?$/.test(value)) this.fail(no, 'unsupported YAML feature');
     const scalar = parseScalar(value, () => this.fail(no, 'bad scalar'));
     const next = this.peek();
     if (next && next.indent > parentIndent && !isSeqItem(next.text) && !keyOf(next.text)) {
@@ -147,6 +148,7 @@ function keyOf(text: string): { key: string; value: string } | undefined {
 }
 
 function parseScalar(value: string, fail: () => never): Yaml {
+  if (/^\{\s*\}\s*(#.*)?$/.test(value)) return {};
   if (value.startsWith('[')) {
     const close = value.indexOf(']');
     if (close < 0 || !/^\s*(#.*)?$/.test(value.slice(close + 1))) fail();

@@ -95,7 +95,7 @@ describe('publish a new site', () => {
           group: 'docs',
           slug: 'app',
           created: true,
-          revision: { id: '20260101T000140.000000000Z', manifest: 'mNew', files: 3, size: 300 },
+          revision: { id: '20260101T000140.000000000Z', manifest: 'mNew', files: 3, size: 300, number: 1 },
           meta: { title: 'Hello', tags: ['a'], hidden: false },
         },
       },
@@ -132,7 +132,7 @@ describe('replace a live site', () => {
           group: 'docs',
           slug: 'app',
           created: false,
-          revision: { id: '20260101T000140.000000000Z', manifest: 'mNew', files: 3, size: 300 },
+          revision: { id: '20260101T000140.000000000Z', manifest: 'mNew', files: 3, size: 300, number: 2 },
           meta: { title: 'App', repo: 'r', hidden: true, description: 'd' },
         },
       },
@@ -340,7 +340,8 @@ describe('rollback', () => {
   it('swaps: the live revision moves to the front of the archive, the chosen one leaves it and keeps its id', () => {
     const start = versionedSite();
     const after = then(start, decideSite(rollback(id(2)), start));
-    expect(after.live).toEqual(rev(2));
+    // Its number stays with it: a rollback makes none (spec §14).
+    expect(after.live).toEqual({ ...rev(2), number: 2 });
     expect(after.archived.map((r) => r.id)).toEqual([id(4), id(3), id(1)]);
   });
 

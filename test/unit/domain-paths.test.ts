@@ -42,6 +42,13 @@ describe('paths', () => {
     expect(() => siteAddress('', 'App.docs')).toThrow(/at most 63 characters\)$/);
   });
 
+  it('-- is reserved for preview and permalink hosts: no slug or group label holds it (spec §1)', () => {
+    expect(() => siteAddress('', 'pr-1--app')).toThrow(/reserved for preview/);
+    expect(() => siteAddress('a--b', 'app')).toThrow(/reserved for preview/);
+    expect(() => parseSitePath('docs/xn--bcher-kva')).toThrow(ValidationError);
+    expect(siteAddress('a-b', 'c-d')).toEqual({ group: 'a-b', slug: 'c-d' });
+  });
+
   it('reserved action words are not valid slugs, but are fine as group labels', () => {
     for (const word of ['revisions', 'rollback', 'restore', 'purge', 'favicon', 'events', 'deleted']) {
       expect(() => siteAddress('', word), word).toThrow(/reserved/);
@@ -221,6 +228,17 @@ describe('grants', () => {
     expect(can(holder, 'purge', site('', 'blog'))).toBe(true);
     expect(can(holder, 'publish', site('', 'blog'))).toBe(false);
     expect(can({ kind: 'grants', grants: [] }, 'publish', s)).toBe(false);
+  });
+
+  it('preview: held alone it allows previews and nothing else; publish implies it (spec §14)', () => {
+    const s = site('docs', 'app');
+    const previewer = { kind: 'grants' as const, grants: [{ kind: 'group' as const, target: 'docs', permissions: ['preview' as const] }] };
+    expect(can(previewer, 'preview', s)).toBe(true);
+    for (const other of ['publish', 'unpublish', 'rollback', 'patch', 'purge'] as const) expect(can(previewer, other, s), other).toBe(false);
+    expect(can(previewer, 'preview', site('blog', 'app'))).toBe(false);
+    const publisher = { kind: 'grants' as const, grants: [{ kind: 'site' as const, target: 'docs/app', permissions: ['publish' as const] }] };
+    expect(can(publisher, 'preview', s)).toBe(true);
+    expect(can(publisher, 'preview', site('docs', 'web'))).toBe(false);
   });
 });
 

@@ -239,7 +239,18 @@ describe('classifyHost', () => {
     expect(classifyHost('demo.sites.test', apexes)).toMatchObject({ kind: 'site', address: { group: '', slug: 'demo' } });
     expect(classifyHost('App.Docs.sites.test:8080', apexes)).toMatchObject({ kind: 'site', address: { group: 'docs', slug: 'app' } });
     expect(classifyHost('a.sub.grp.alias.example.', apexes)).toMatchObject({ kind: 'site', address: { group: 'grp/sub', slug: 'a' } });
-    expect(classifyHost('xn--bcher-kva.sites.test', apexes)).toMatchObject({ kind: 'site', address: { group: '', slug: 'xn--bcher-kva' } });
+  });
+
+  it('a leftmost label with -- is a preview or a permalink of the site after the first -- (spec §14)', () => {
+    expect(classifyHost('pr-42--app.docs.sites.test', apexes)).toEqual({ kind: 'preview', address: { group: 'docs', slug: 'app' }, name: 'pr-42', apex: 'sites.test' });
+    expect(classifyHost('PR-3--Demo.alias.example:8080', apexes)).toEqual({ kind: 'preview', address: { group: '', slug: 'demo' }, name: 'pr-3', apex: 'alias.example' });
+    expect(classifyHost('v7--a.sub.grp.sites.test', apexes)).toEqual({ kind: 'permalink', address: { group: 'grp/sub', slug: 'a' }, number: 7, apex: 'sites.test' });
+    // Punycode reads the same way: the part before the first -- names a preview (no site label holds --, spec §1).
+    expect(classifyHost('xn--bcher-kva.sites.test', apexes)).toMatchObject({ kind: 'preview', name: 'xn', address: { slug: 'bcher-kva' } });
+    // Nothing valid on one side of the split, a -- in any other label, a permalink not written canonically.
+    for (const host of ['--app.sites.test', 'pr---app.sites.test', 'pr--.sites.test', 'a--b--c.sites.test', 'app.x--y.sites.test', 'v07--app.sites.test', 'v0--app.sites.test', `${'a'.repeat(40)}--${'b'.repeat(30)}.sites.test`]) {
+      expect(classifyHost(host, apexes), host).toEqual({ kind: 'unknown' });
+    }
   });
 
   it('an alias apex nested under the base is an apex, and its sites belong to it', () => {

@@ -162,4 +162,27 @@ describe('portal time and size words', () => {
     expect(formatPercent(999, 1000)).toBe('99%');
     expect(formatPercent(5, 0)).toBe('0%');
   });
+
+  it('tells preview events as entries of their own: published (new or updated) with the counts against live, removed by whom, expired', () => {
+    const ci = { kind: 'key', id: 4, name: 'pr-bot' };
+    const P1 = '20261122T120000.000000004Z';
+    const P2 = '20261122T130000.000000005Z';
+    const withPreviews: SiteEvent[] = [
+      ...events,
+      { type: 'PreviewPublished', at: '2026-11-22T12:00:00Z', actor: ci, data: { siteId: 1, name: 'pr-42', created: true, revision: rev(P1, 3, 900), meta: { title: '<b>x</b>' }, expiresAt: '2026-12-06T12:00:00Z', filesAdded: 1, filesChanged: 1, filesRemoved: 0 } },
+      { type: 'PreviewPublished', at: '2026-11-22T13:00:00Z', actor: ci, data: { siteId: 1, name: 'pr-42', created: false, revision: rev(P2, 3, 950), meta: {}, expiresAt: '2026-12-06T13:00:00Z', filesAdded: 0, filesChanged: 2, filesRemoved: 1 } },
+      { type: 'PreviewRemoved', at: '2026-11-22T14:00:00Z', actor: admin, data: { siteId: 1, name: 'pr-42', revisionId: P2, manifest: 'm' } },
+      { type: 'PreviewExpired', at: '2026-11-22T15:00:00Z', actor: { kind: 'system', name: 'preview-expiry' }, data: { siteId: 1, name: 'pr-7', revisionId: P1, manifest: 'm' } },
+    ];
+    const log = buildChangelog(withPreviews);
+    expect(log.slice(0, 4)).toEqual([
+      { kind: 'preview', type: 'PreviewExpired', name: 'pr-7', revisionId: P1, at: '2026-11-22T15:00:00Z', actor: { kind: 'system', name: 'preview-expiry' } },
+      { kind: 'preview', type: 'PreviewRemoved', name: 'pr-42', revisionId: P2, at: '2026-11-22T14:00:00Z', actor: admin },
+      expect.objectContaining({ kind: 'preview', type: 'PreviewPublished', name: 'pr-42', created: false, revisionId: P2, counts: expect.objectContaining({ added: 0, changed: 2, removed: 1 }) }),
+      expect.objectContaining({ kind: 'preview', type: 'PreviewPublished', name: 'pr-42', created: true, revisionId: P1, counts: expect.objectContaining({ added: 1, changed: 1, removed: 0 }) }),
+    ]);
+    // a preview never changes what is live, nor the numbering of the site's revisions
+    expect([...revisionNumbers([], withPreviews)!]).toEqual([[R1, 1], [R2, 2], [R3, 3]]);
+    expect(log.slice(4)).toEqual(buildChangelog(events));
+  });
 });

@@ -74,7 +74,9 @@ describe('site projection', () => {
         path: 'docs/app',
         status: 'live',
         meta: { title: 'App', hidden: false, tags: ['a'], date: '2025-01-02' },
-        live: revision('r1', { favicon: 'fav' }),
+        // A publish recorded before permalinks carries no number: the projection counts it (spec §14).
+        live: { ...revision('r1', { favicon: 'fav' }), number: 1 },
+        lastNumber: 1,
         archived: [],
         createdAt: e.meta.at,
         updatedAt: e.meta.at,

@@ -10,12 +10,14 @@ const names: CertificateNames = {
   controlDomain: 'control.test',
 };
 
-/** A read model holding these sites (path → status) and custom domains (domain → path), recording every lookup. */
-function readModel(sites: Record<string, SiteDoc['status']>, domains: Record<string, string> = {}) {
+/** A read model holding these sites (path → status, or a document's fields) and custom domains (domain → path), recording every lookup. */
+function readModel(sites: Record<string, SiteDoc['status'] | Partial<SiteDoc>>, domains: Record<string, string> = {}) {
   const lookups: string[] = [];
   const getSite = async (path: string) => {
-    const status = sites[path];
-    return status ? ({ path, status } as SiteDoc) : undefined;
+    const found = sites[path];
+    if (!found) return undefined;
+    const fields = typeof found === 'string' ? { status: found } : found;
+    return { path, live: { id: 'r', manifest: 'm', files: 1, size: 1 }, archived: [], ...fields } as SiteDoc;
   };
   return {
     lookups,
@@ -34,7 +36,12 @@ function readModel(sites: Record<string, SiteDoc['status']>, domains: Record<str
 
 describe('the TLS ask decision (spec §15)', () => {
   it('one answer per kind of host: apex yes, listen address no, site when live, external when a live site\'s custom domain, unknown no', async () => {
-    const facts = { liveSite: async (path: string) => path === 'docs/app', liveDomain: async (name: string) => name === 'docs.acme.com' };
+    const facts = {
+      liveSite: async (path: string) => path === 'docs/app',
+      liveDomain: async (name: string) => name === 'docs.acme.com',
+      livePreview: async () => false,
+      retainedRevision: async () => false,
+    };
     expect(certificateAllowed({ kind: 'apex', name: 'sites.test', direct: false }, names, facts)).toBe(true);
     expect(certificateAllowed({ kind: 'apex', name: '127.0.0.1', direct: true }, names, facts)).toBe(false);
     expect(await certificateAllowed({ kind: 'site', address: { group: 'docs', slug: 'app' }, apex: 'sites.test' }, names, facts)).toBe(true);
@@ -43,6 +50,29 @@ describe('the TLS ask decision (spec §15)', () => {
     expect(await certificateAllowed({ kind: 'external', name: 'docs.acme.com' }, names, facts)).toBe(true);
     expect(await certificateAllowed({ kind: 'external', name: 'www.acme.com' }, names, facts)).toBe(false);
     expect(certificateAllowed({ kind: 'unknown' }, names, facts)).toBe(false);
+  });
+
+  it('a preview while it exists and has not expired beside a live site; a permalink while its revision is retained (spec §14)', async () => {
+    const now = new Date('2026-03-01T00:00:00Z');
+    const preview = (name: string, expiresAt: string) => ({ name, expiresAt, revision: { id: 'p', manifest: 'mp', files: 1, size: 1 }, meta: {}, createdAt: '', updatedAt: '' });
+    const live = { number: 3, id: 'r3', manifest: 'm3', files: 1, size: 1 };
+    const archived = [{ number: 2, id: 'r2', manifest: 'm2', files: 1, size: 1 }];
+    const { readModel: rm } = readModel({
+      'docs/app': { status: 'live', live, archived, previews: [preview('pr-1', '2026-03-02T00:00:00.000Z'), preview('old', '2026-02-28T00:00:00.000Z')] },
+      'docs/off': { status: 'quarantined', live, archived, previews: [preview('pr-1', '2026-03-02T00:00:00.000Z')] },
+    });
+    const answer = (d: string) => askCertificate({ queries: rm, now: () => now }, names, d);
+    expect(await answer('pr-1--app.docs.sites.test')).toBe(true);
+    expect(await answer('pr-1--app.docs.alias.test')).toBe(true);
+    expect(await answer('old--app.docs.sites.test')).toBe(false); // expired, not yet removed by the job
+    expect(await answer('pr-2--app.docs.sites.test')).toBe(false);
+    expect(await answer('pr-1--off.docs.sites.test')).toBe(false); // its site is in the trash
+    expect(await answer('v3--app.docs.sites.test')).toBe(true);
+    expect(await answer('v2--app.docs.sites.test')).toBe(true);
+    expect(await answer('v1--app.docs.sites.test')).toBe(false); // dropped
+    expect(await answer('v4--app.docs.sites.test')).toBe(false); // not yet
+    expect(await answer('v3--off.docs.sites.test')).toBe(false);
+    expect(await answer('pr-1--app.docs.control.test')).toBe(false); // nothing lives under a control domain of its own
   });
 
   it('a control domain that is the base domain has its sites like the base', async () => {

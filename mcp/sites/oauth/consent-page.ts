@@ -12,6 +12,7 @@ const CAPABILITY_TEXT: Record<Capability, { name: string; plain: string }> = {
   rollback: { name: 'Roll back', plain: 'see earlier versions of a site and switch back to one' },
   patch: { name: 'Edit details', plain: 'change titles, descriptions and tags' },
   purge: { name: 'Purge', plain: 'delete unpublished sites for good, with their files' },
+  preview: { name: 'Preview', plain: 'publish and remove previews beside a live site, at their own addresses; never the live site itself' },
 };
 
 /** The service's pages around the consent: the portal's look, the signed-in user, no script. */

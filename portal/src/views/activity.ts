@@ -36,6 +36,9 @@ const VERBS: Record<string, string> = {
   SiteRestored: 'restored',
   SitePurged: 'purged',
   SitePatched: 'edited the details of',
+  PreviewPublished: 'published a preview of',
+  PreviewRemoved: 'removed a preview of',
+  PreviewExpired: 'expired a preview of',
   DomainAttached: 'attached a custom domain to',
   DomainDetached: 'detached a custom domain from',
   KeyIssued: 'created a key',
@@ -93,6 +96,12 @@ function details(e: Activity): Child[] {
   if (e.type === 'SiteRolledBack' && e.site && typeof d.revisionId === 'string') {
     out.push(h('a', { href: revisionHref(e.site, d.revisionId), class: 'entry-link' }, `to ${d.revisionId.slice(0, 15)}`));
     if (typeof d.previousRevisionId === 'string') out.push(h('a', { href: diffHref(e.site, d.previousRevisionId, d.revisionId), class: 'entry-link' }, 'See what changed'));
+  }
+  if ((e.type === 'PreviewPublished' || e.type === 'PreviewRemoved' || e.type === 'PreviewExpired') && e.site && typeof d.name === 'string') {
+    out.push(h('span', { class: 'preview-tag' }, d.name));
+    if (e.type === 'PreviewPublished' && d.filesAdded !== undefined) {
+      out.push(h('span', { class: 'muted' }, `+${String(d.filesAdded)} ~${String(d.filesChanged ?? 0)} −${String(d.filesRemoved ?? 0)} files against live`));
+    }
   }
   if (e.type === 'SitePatched') {
     const meta = d.meta as { title?: string } | undefined;

@@ -14,7 +14,14 @@ const MAX_LISTED = 300;
 /** Changed files opened at once: the first few are what a reader looks at first. */
 const AUTO_OPEN = 3;
 
-export type DiffOptions = { site: Site; from: string; to: string; label: (id: string) => string; signal: AbortSignal };
+/**
+ * `from`/`to`: revision ids, `current`, or a preview as `preview:<name>` (spec §14). A preview's
+ * files are not read through the API, so a side that is a preview links to its page on the
+ * preview's own host (`previewUrls`: ref → its address) instead of offering a line diff.
+ */
+export type DiffOptions = { site: Site; from: string; to: string; label: (id: string) => string; signal: AbortSignal; previewUrls?: ReadonlyMap<string, string> };
+
+const isPreviewRef = (ref: string) => ref.startsWith('preview:');
 
 const filesHref = (site: Site, rev: string, file: string) =>
   `/sites/${sitePath(site)}?rev=${encodeURIComponent(rev)}&file=${encodeURIComponent(file)}`;
@@ -33,8 +40,15 @@ export async function renderDiff(box: HTMLElement, opts: DiffOptions): Promise<R
     return undefined;
   }
   if (signal.aborted) return undefined;
-  const from = label(diff.from);
-  const to = label(diff.to);
+  // A preview keeps its name in the view, whatever revision id the answer resolves it to.
+  const fromRef = isPreviewRef(opts.from) ? opts.from : diff.from;
+  const toRef = isPreviewRef(opts.to) ? opts.to : diff.to;
+  const from = label(fromRef);
+  const to = label(toRef);
+  const onPreview = (ref: string, file: string): string | undefined => {
+    const base = isPreviewRef(ref) ? opts.previewUrls?.get(ref) : undefined;
+    return base ? `${base.replace(/\/$/, '')}/${file.split('/').map(encodeURIComponent).join('/')}` : undefined;
+  };
   const total = diff.added.length + diff.changed.length + diff.removed.length;
   const net = diff.bytes_added - diff.bytes_removed;
 
@@ -72,13 +86,19 @@ export async function renderDiff(box: HTMLElement, opts: DiffOptions): Promise<R
       body,
     );
     let loaded = false;
+    const previewSide = isPreviewRef(fromRef) ? fromRef : isPreviewRef(toRef) ? toRef : undefined;
     const load = () => {
       if (loaded || !details.open) return;
       loaded = true;
+      if (previewSide) {
+        const url = onPreview(previewSide, c.path);
+        replace(body, h('p', { class: 'state' }, 'A preview is compared file by file, not line by line. ', url ? h('a', { href: url, target: '_blank', rel: 'noopener' }, `Open ${c.path} on ${label(previewSide)}`) : null));
+        return;
+      }
       void fileChange(body, opts, diff, c, kind);
     };
     details.addEventListener('toggle', load);
-    const showable = kind === 'image' || (kind === 'text' && withinTextCap(c.size_before, c.size_after));
+    const showable = !previewSide && (kind === 'image' || (kind === 'text' && withinTextCap(c.size_before, c.size_after)));
     if (showable && opened < AUTO_OPEN) {
       opened++;
       details.open = true;
@@ -88,15 +108,20 @@ export async function renderDiff(box: HTMLElement, opts: DiffOptions): Promise<R
   });
 
   const simple = (kind: 'add' | 'del', list: { path: string; size: number }[], rev: string) =>
-    list.slice(0, MAX_LISTED).map((f) =>
-      h(
+    list.slice(0, MAX_LISTED).map((f) => {
+      const external = onPreview(rev, f.path);
+      return h(
         'li',
         { class: `diff-file ${kind === 'add' ? 'added' : 'removed'}`, 'data-path': f.path },
         h('span', { class: `mark ${kind}`, 'aria-hidden': 'true' }, kind === 'add' ? '+' : '−'),
-        h('a', { class: 'file-path', href: filesHref(site, rev, f.path), title: `Open ${f.path} in ${label(rev)}` }, f.path),
+        external
+          ? h('a', { class: 'file-path', href: external, target: '_blank', rel: 'noopener', title: `Open ${f.path} on ${label(rev)}` }, f.path)
+          : isPreviewRef(rev)
+            ? h('span', { class: 'file-path' }, f.path)
+            : h('a', { class: 'file-path', href: filesHref(site, rev, f.path), title: `Open ${f.path} in ${label(rev)}` }, f.path),
         h('span', { class: 'sizes' }, formatBytes(f.size)),
-      ),
-    );
+      );
+    });
   const more = (n: number) => (n > MAX_LISTED ? h('p', { class: 'muted small' }, `…and ${plural(n - MAX_LISTED, 'more file')}.`) : null);
   const section = (title: string, cls: string, count: number, content: Node | Node[], extra: Node | null) =>
     count === 0 ? null : h('section', { class: `diff-section ${cls}`, 'aria-label': `${title} (${count})` }, h('h3', null, `${title} `, h('span', { class: 'muted' }, `(${count.toLocaleString('en')})`)), content, extra);
@@ -105,8 +130,8 @@ export async function renderDiff(box: HTMLElement, opts: DiffOptions): Promise<R
     box,
     summary,
     section('Changed', 'changed', diff.changed.length, h('div', { class: 'diff-list' }, changed.slice(0, MAX_LISTED)), more(diff.changed.length)),
-    section('Added', 'added', diff.added.length, h('ul', { class: 'diff-list' }, simple('add', diff.added, diff.to)), more(diff.added.length)),
-    section('Removed', 'removed', diff.removed.length, h('ul', { class: 'diff-list' }, simple('del', diff.removed, diff.from)), more(diff.removed.length)),
+    section('Added', 'added', diff.added.length, h('ul', { class: 'diff-list' }, simple('add', diff.added, toRef)), more(diff.added.length)),
+    section('Removed', 'removed', diff.removed.length, h('ul', { class: 'diff-list' }, simple('del', diff.removed, fromRef)), more(diff.removed.length)),
   );
   return diff;
 }

@@ -6,7 +6,7 @@ import { revisionOption } from '../changelog.ts';
 import { formatBytes, sitePath } from '../format.ts';
 import { setQuery } from '../router.ts';
 import type { FileNode, Revision } from '../types.ts';
-import { revId } from '../widgets.ts';
+import { permalink, revId } from '../widgets.ts';
 import { rollbackTo } from './site-actions.ts';
 import type { TabContext } from './tab-context.ts';
 
@@ -115,7 +115,8 @@ export async function renderFilesTab(ctx: TabContext): Promise<void> {
     zipLink.setAttribute('href', api.archiveUrl(path, revParam()));
     zipLink.setAttribute('download', `${path.replaceAll('/', '-')}-${rev.current ? 'current' : rev.id}.zip`);
     rollbackBtn.hidden = !me.is_admin || rev.current;
-    replace(idBox, 'Revision id ', revId(rev.id));
+    const link = permalink(rev.url, label(rev.id));
+    replace(idBox, 'Revision id ', revId(rev.id), link ? [' · ', link] : null);
     // The live revision against the one before it; an older one against what is live now.
     const other = rev.current ? revisions.find((r) => !r.current) : liveRev;
     compareLink.hidden = !other;

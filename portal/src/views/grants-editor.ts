@@ -21,7 +21,9 @@ function grantRow(onRemove: (row: Row) => void): Row {
   const targetField = h('p', { class: 'field' }, targetLabel, target);
   const boxes = CAPABILITIES.map((c) => {
     const box = h('input', { type: 'checkbox', id: `${id}-${c}`, value: c, checked: c === 'publish' });
-    return { c, box, el: h('span', { class: 'check' }, box, h('label', { for: `${id}-${c}` }, c)) };
+    // `preview` alone is the key for CI jobs that build untrusted pull requests (spec §14): say what it cannot do
+    const hint = c === 'preview' ? 'Publish and remove previews only, never the live site (publish includes it)' : null;
+    return { c, box, el: h('span', { class: 'check', title: hint }, box, h('label', { for: `${id}-${c}` }, c)) };
   });
   const remove = h('button', { type: 'button', class: 'link' }, 'Remove this grant');
   const syncScope = () => {

@@ -8,10 +8,11 @@ import { describeError } from '../api.ts';
 import { buildChangelog, groupByDay, type ChangelogEntry } from '../changelog.ts';
 import { h, replace, stateLine } from '../dom.ts';
 import { dayHeading, describeActor, sitePath } from '../format.ts';
-import type { Revision, Site, SiteEvent } from '../types.ts';
-import { changeSummary, revId, revTag, when } from '../widgets.ts';
+import type { Preview, Revision, Site, SiteEvent } from '../types.ts';
+import { changeSummary, permalink, revId, revTag, when } from '../widgets.ts';
 import { renderDiff } from './diff.ts';
 import { compareHref } from './files.ts';
+import { previewRef } from './previews.ts';
 import { rollbackTo } from './site-actions.ts';
 import type { TabContext } from './tab-context.ts';
 
@@ -28,15 +29,32 @@ const filesHref = (site: Site, rev: string) => `/sites/${sitePath(site)}?rev=${e
  */
 type Known = {
   label: (id: string) => string;
+  /** The site's previews now, by name (their content and address). */
+  previews: Map<string, Preview>;
   kept: Set<string>;
+  /** The permalink of each kept revision (spec §14). */
+  urls: Map<string, string>;
   live?: string;
   liveEntry?: ChangelogEntry;
   rollback?: (id: string) => void;
 };
 
-/** Where a click on an entry leads: its diff when both revisions are still kept, the files of a first publish. */
+type Change = Extract<ChangelogEntry, { kind: 'publish' | 'rollback' }>;
+type PreviewEntry = Extract<ChangelogEntry, { kind: 'preview' }>;
+const isChange = (e: ChangelogEntry): e is Change => e.kind === 'publish' || e.kind === 'rollback';
+
+/**
+ * Where a click on an entry leads: its diff when both revisions are still kept, the files of a
+ * first publish; for a preview's publish that is still its content, what it changes against live.
+ */
 function target(e: ChangelogEntry, site: Site, k: Known): { href: string; text: string } | { missing: string } | undefined {
   if (e.kind === 'note') return undefined;
+  if (e.kind === 'preview') {
+    if (e.type !== 'PreviewPublished') return undefined;
+    const now = k.previews.get(e.name);
+    if (now && now.revision === e.revisionId) return { href: compareHref(site, 'current', previewRef(e.name)), text: 'See what it changes against live' };
+    return { missing: now ? `Preview ${e.name} has been published again since` : `Preview ${e.name} is no longer online` };
+  }
   if (e.fromId === undefined) return k.kept.has(e.id) ? { href: filesHref(site, e.id), text: 'Browse its files' } : { missing: `${k.label(e.id)} is no longer kept` };
   const gone = [e.fromId, e.id].filter((id) => !k.kept.has(id));
   if (gone.length) return { missing: `${gone.map(k.label).join(' and ')} ${gone.length === 1 ? 'is' : 'are'} no longer kept, so this change cannot be shown` };
@@ -51,7 +69,25 @@ function headline(e: ChangelogEntry, k: Known): (Node | string)[] {
       return [revTag(e.id, k.label(e.id), { live: e === k.liveEntry }), ` Live again: rolled back from ${k.label(e.fromId)}`];
     case 'note':
       return [e.revisionId ? revTag(e.revisionId, k.label(e.revisionId)) : '', e.revisionId ? ` ${e.text}` : e.text];
+    case 'preview':
+      return [h('span', { class: 'preview-tag', title: `Preview ${e.name}` }, e.name), ` ${previewText(e)}`];
   }
+}
+
+function previewText(e: PreviewEntry): string {
+  switch (e.type) {
+    case 'PreviewPublished':
+      return e.created ? 'Preview published' : 'Preview updated';
+    case 'PreviewRemoved':
+      return 'Preview removed';
+    case 'PreviewExpired':
+      return 'Preview expired and was removed';
+  }
+}
+
+/** The `data-type` of an entry: its event's type. */
+function entryType(e: ChangelogEntry): string {
+  return e.kind === 'note' || e.kind === 'preview' ? e.type : e.kind === 'publish' ? 'SitePublished' : 'SiteRolledBack';
 }
 
 function entryItem(e: ChangelogEntry, site: Site, k: Known): HTMLElement {
@@ -59,7 +95,7 @@ function entryItem(e: ChangelogEntry, site: Site, k: Known): HTMLElement {
   const head = h('span', { class: 'entry-title' }, headline(e, k));
   const li = h(
     'li',
-    { class: `entry ${e.kind}${to && 'href' in to ? ' has-link' : ''}`, 'data-type': e.kind === 'note' ? e.type : e.kind === 'publish' ? 'SitePublished' : 'SiteRolledBack', 'data-rev': e.kind === 'note' ? null : e.id },
+    { class: `entry ${e.kind}${to && 'href' in to ? ' has-link' : ''}`, 'data-type': entryType(e), 'data-rev': isChange(e) ? e.id : null, 'data-preview': e.kind === 'preview' ? e.name : null },
     h(
       'div',
       { class: 'entry-head' },
@@ -71,18 +107,18 @@ function entryItem(e: ChangelogEntry, site: Site, k: Known): HTMLElement {
       'p',
       { class: 'entry-meta' },
       h('span', { class: 'who' }, 'by ', describeActor(e.actor)),
-      e.kind === 'note' ? null : [' · ', changeSummary(e)],
+      isChange(e) || (e.kind === 'preview' && e.counts) ? [' · ', changeSummary(e), e.kind === 'preview' ? ' against live' : null] : null,
     ),
     e.kind === 'publish' && e.dropped.length
       ? h('p', { class: 'entry-note muted small' }, `No longer kept after this publish: ${e.dropped.map(k.label).join(', ')}`)
       : null,
     to && 'missing' in to ? h('p', { class: 'entry-note muted small' }, to.missing) : null,
-    e.kind === 'note'
+    !isChange(e)
       ? null
       : h(
           'div',
           { class: 'entry-foot' },
-          h('p', { class: 'entry-id muted small' }, revId(e.id)),
+          h('p', { class: 'entry-id muted small' }, revId(e.id), k.urls.has(e.id) ? [' · ', permalink(k.urls.get(e.id), k.label(e.id))] : null),
           k.rollback && k.kept.has(e.id) && e.id !== k.live
             ? h('button', { type: 'button', class: 'rollback', 'aria-label': `Make ${k.label(e.id)} live again`, onclick: () => k.rollback!(e.id) }, `Make ${k.label(e.id)} live`)
             : null,
@@ -105,8 +141,9 @@ export async function renderHistoryTab(ctx: TabContext): Promise<void> {
   let events: SiteEvent[];
   let revisions: Revision[];
   let label: (id: string) => string;
+  let previews: Preview[];
   try {
-    [events, revisions, label] = await Promise.all([ctx.data.events().then((e) => e ?? []), ctx.data.revisions(), ctx.data.label()]);
+    [events, revisions, label, previews] = await Promise.all([ctx.data.events().then((e) => e ?? []), ctx.data.revisions(), ctx.data.label(), ctx.data.previews()]);
   } catch (err) {
     if ((err as Error).name === 'AbortError') return;
     replace(panel, h('p', { class: 'state error', role: 'alert' }, describeError(err)));
@@ -120,12 +157,14 @@ export async function renderHistoryTab(ctx: TabContext): Promise<void> {
   };
   const known: Known = {
     label,
+    previews: new Map(previews.map((p) => [p.name, p])),
     kept: new Set(revisions.map((r) => r.id)),
+    urls: new Map(revisions.flatMap((r) => (r.url ? [[r.id, r.url] as const] : []))),
     live: liveRev?.id,
     rollback: ctx.me.is_admin && ctx.me.versioning_enabled ? rollback : undefined,
   };
   const entries = buildChangelog(events);
-  known.liveEntry = entries.find((e) => e.kind !== 'note' && e.id === known.live);
+  known.liveEntry = entries.find((e) => isChange(e) && e.id === known.live);
   const diff = new URLSearchParams(location.search).get('diff');
   if (diff) return renderChange(ctx, diff, entries, known);
   if (entries.length === 0) {
@@ -176,7 +215,7 @@ function renderChange(ctx: TabContext, diff: string, entries: ChangelogEntry[], 
     replace(panel, back, h('p', { class: 'state error', role: 'alert' }, `“${diff}” names no change: it should be two revision ids joined by two dots.`));
     return;
   }
-  const entry = entries.find((e): e is Exclude<ChangelogEntry, { kind: 'note' }> => e.kind !== 'note' && e.id === to && e.fromId === from);
+  const entry = entries.find((e): e is Change => isChange(e) && e.id === to && e.fromId === from);
   const box = h('div', { class: 'diff', 'aria-live': 'polite' });
   replace(
     panel,
@@ -196,7 +235,7 @@ function renderChange(ctx: TabContext, diff: string, entries: ChangelogEntry[], 
         `Compared with ${k.label(from)}, the revision it replaced. `,
         h('a', { href: compareHref(site, from, to) }, 'Compare with another revision'),
       ),
-      h('p', { class: 'entry-id muted small' }, revId(to)),
+      h('p', { class: 'entry-id muted small' }, revId(to), k.urls.has(to) ? [' · ', permalink(k.urls.get(to), k.label(to))] : null),
     ),
     box,
   );

@@ -6,7 +6,7 @@ import { describeActor, formatBytes, sitePath } from '../format.ts';
 import { setQuery } from '../router.ts';
 import type { ViewContext } from '../view-context.ts';
 import type { SiteData, TabContext } from './tab-context.ts';
-import type { Revision, Site, SiteEvent } from '../types.ts';
+import type { Preview, Revision, Site, SiteEvent } from '../types.ts';
 import { when } from '../widgets.ts';
 import { breadcrumbs } from './group-tree.ts';
 import { favicon, hiddenBadge, liveLink } from './site-cards.ts';
@@ -15,13 +15,15 @@ import { renderCompareTab } from './compare.ts';
 import { renderHistoryTab } from './history.ts';
 import { renderSiteStorageTab } from './storage.ts';
 import { editMetadata, unpublishSite } from './site-actions.ts';
+import { renderPreviews } from './previews.ts';
 import { domainsValue } from './site-domains.ts';
 import { openUploadDialog } from './upload.ts';
 
 type Tab = 'files' | 'compare' | 'history' | 'storage';
 
-function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData {
+function siteData(path: string, isAdmin: boolean, signal: AbortSignal, hasPreviews: boolean): SiteData {
   let revisions: Promise<Revision[]> | undefined;
+  let previews: Promise<Preview[]> | undefined;
   let events: Promise<SiteEvent[] | undefined> | undefined;
   let label: Promise<(id: string) => string> | undefined;
   const data: SiteData = {
@@ -36,6 +38,13 @@ function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData
             },
           )
         : Promise.resolve(undefined)),
+    previews: () =>
+      (previews ??= hasPreviews
+        ? api.previews(path, signal).then(
+            (r) => r.previews,
+            () => [],
+          )
+        : Promise.resolve([])),
     // Labels never fail: without the history, a revision is named by its publish time.
     label: () =>
       (label ??= data.revisions().then((revs) => {
@@ -43,7 +52,7 @@ function siteData(path: string, isAdmin: boolean, signal: AbortSignal): SiteData
         return data.events().then((e) => labeller(revisionNumbers(revs, e), kept), () => labeller(revisionNumbers(revs), kept));
       })),
     refresh: () => {
-      revisions = events = label = undefined;
+      revisions = events = label = previews = undefined;
     },
   };
   return data;
@@ -56,7 +65,7 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
   replace(main, stateLine('Loading site…'));
   const site = await api.site(path, signal);
   document.title = `${site.title} · Sites`;
-  const data = siteData(path, me.is_admin, signal);
+  const data = siteData(path, me.is_admin, signal, site.previews !== 0);
   const reload = () => {
     if (!signal.aborted) void renderSite(ctx, path);
   };
@@ -142,15 +151,19 @@ export async function renderSite(ctx: ViewContext, path: string): Promise<void> 
       )
     : null;
 
+  // Previews stand beside the live site, so they are shown with it rather than in a tab.
+  const previewsBox = h('div', { class: 'previews-box' });
   replace(
     main,
     breadcrumbs(site.group, groupHref, site.slug),
     h('div', { class: 'page-head site-head' }, h('h1', null, favicon(site), site.title, hiddenBadge(site)), liveLink(site)),
     actions,
     metadata(site, domainsValue(site, me.is_admin, reload)),
+    previewsBox,
     tablist,
     panel,
   );
+  if (site.previews !== 0) void renderPreviews(previewsBox, { site, me, signal, onChange: reload });
   show(tab);
 }
 

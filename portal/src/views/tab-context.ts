@@ -1,4 +1,4 @@
-import type { Revision, Site, SiteEvent } from '../types.ts';
+import type { Preview, Revision, Site, SiteEvent } from '../types.ts';
 import type { ViewContext } from '../view-context.ts';
 
 // Apart from site.ts, which imports every tab: a tab importing site.ts would close a cycle.
@@ -7,6 +7,8 @@ export type SiteData = {
   revisions(): Promise<Revision[]>;
   /** The audit events, oldest first; undefined for viewers (the history is admin-only). */
   events(): Promise<SiteEvent[] | undefined>;
+  /** The site's previews now (spec §14); empty when it has none, or when they cannot be read (they are shown above the tabs, with the error). */
+  previews(): Promise<Preview[]>;
   /** The short label of a revision (`v7`), the same in every tab. */
   label(): Promise<(id: string) => string>;
   /** Forgets what was fetched: a tab chosen anew shows what others changed meanwhile. */

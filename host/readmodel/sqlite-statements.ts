@@ -26,10 +26,6 @@ export function prepareStatements(db: Database.Database) {
       `INSERT INTO streams (stream, kind, revision) VALUES (@stream, @kind, @revision)
        ON CONFLICT (stream) DO UPDATE SET kind = excluded.kind, revision = excluded.revision`,
     ),
-    // A stream's record moved from the revision a batch loaded (no change: it is elsewhere now).
-    moveStream: db.prepare(`UPDATE streams SET kind = @kind, revision = @revision WHERE stream = @stream AND revision = @from`),
-    // A stream's first record (no change: one is stored already).
-    newStream: db.prepare(`INSERT INTO streams (stream, kind, revision) VALUES (@stream, @kind, @revision) ON CONFLICT (stream) DO NOTHING`),
     streamRevision: db.prepare<[string], { revision: number }>(`SELECT revision FROM streams WHERE stream = ?`),
     checkpoint: db.prepare<[], { position: string }>(`SELECT position FROM checkpoint WHERE id = 1`),
     putCheckpoint: db.prepare(`INSERT INTO checkpoint (id, position) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET position = excluded.position`),

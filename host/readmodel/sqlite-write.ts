@@ -175,21 +175,13 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
      */
     write(change: StreamChange): boolean {
       const { before, after } = change;
-      const row = { stream: after.stream, kind: after.kind, revision: after.revision };
+      const stored = s.streamRevision.get(after.stream)?.revision ?? -1;
+      if (stored >= after.revision) return false;
+      const json = after.doc === null ? null : JSON.stringify(after.doc);
+      s.putStream.run({ stream: after.stream, kind: after.kind, revision: after.revision });
       // The rows of the document the stored record holds, when that is the one `after` was
       // projected from; undefined when another projector moved it: its rows are then unknown.
-      let was: StreamRecord['doc'] | undefined;
-      // The common case in one statement per change, not a read and a write: the stored
-      // revision is the one the batch loaded (moved only if it still is; inserted only if
-      // there was none). A replay writes about one change per event, so this is on its path.
-      if ((before ? s.moveStream.run({ ...row, from: before.revision }) : s.newStream.run(row)).changes === 1) was = before?.doc ?? null;
-      else {
-        const stored = s.streamRevision.get(after.stream)?.revision ?? -1;
-        if (stored >= after.revision) return false;
-        s.putStream.run(row);
-        was = stored === (before?.revision ?? -1) ? (before?.doc ?? null) : undefined;
-      }
-      const json = after.doc === null ? null : JSON.stringify(after.doc);
+      const was = stored === (before?.revision ?? -1) ? (before?.doc ?? null) : undefined;
       if (was && json !== null && after.kind === 'site') {
         siteDifference(was as SiteDoc, after, json);
         return true;

@@ -68,7 +68,7 @@ describe('JSON bodies', () => {
     expect(await post({ name: 'ci', grants: {} })).toEqual(invalid('grants must be a list'));
     expect(await post({ name: 'ci', grants: [{ kind: 'team', target: 'docs', permissions: ['publish'] }] })).toEqual(invalid('grants[0].kind must be one of group, site'));
     expect(await post({ name: 'ci', grants: [{ kind: 'group', target: 'docs', permissions: ['deploy'] }] })).toEqual(
-      invalid('grants[0].permissions[0] must be one of publish, unpublish, rollback, patch, purge'),
+      invalid('grants[0].permissions[0] must be one of publish, unpublish, rollback, patch, purge, preview'),
     );
     expect(await post({ name: 'ci', grants: [{ kind: 'group', target: 'docs', permissions: [] }] })).toEqual(invalid('grants[0].permissions must not be empty'));
     // The domain's rules, behind the schema:

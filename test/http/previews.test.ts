@@ -400,6 +400,9 @@ describe('preview expiry', () => {
     expect(log.find((e) => e.type === 'PreviewExpired')).toMatchObject({ actor: { kind: 'system' }, data: { name: 'pr-1' } });
     expect((await fetch(url)).status).toBe(404);
     expect((await call(short.url, 'GET', '/api/sites/docs/app/previews', { user: 'admin' })).body.previews).toEqual([]);
+    // The files are collected after the event, by the same job: wait for it rather than race it.
+    const collectedBy = Date.now() + 10_000;
+    while ((await stored(short.dataDir, only)) && Date.now() < collectedBy) await new Promise((done) => setTimeout(done, 200));
     expect(await stored(short.dataDir, only)).toBe(false);
     expect(await text(short.siteUrl('docs/app'))).toBe('200 <p>live</p>');
   });

@@ -14,7 +14,7 @@ const FRAGMENTS = ['<link', '<link ', '<link a', '<LINK rel=icon ', '"', "'", '=
 /** The fastest of a few runs: the least disturbed by the machine's other work. */
 function cost(html: string): number {
   let best = Infinity;
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 7; i++) {
     const t0 = performance.now();
     faviconCandidates(html);
     best = Math.min(best, performance.now() - t0);
@@ -31,8 +31,9 @@ describe('favicon scanner cost', () => {
         const large = small.repeat(10);
         cost(small); // warm the JIT on this shape
         const ratio = cost(large) / Math.max(cost(small), 0.2);
-        // Linear is ~10; a quadratic scan would be ~100. Room for timer noise, none for a square.
-        expect(ratio, JSON.stringify(piece)).toBeLessThan(30);
+        // Linear is ~10; a quadratic scan would be ~100. Room for a busy machine's noise (a CI run
+        // measured 36 for a linear input), none for a square.
+        expect(ratio, JSON.stringify(piece)).toBeLessThan(50);
       }),
       { numRuns: 40 },
     );

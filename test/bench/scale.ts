@@ -253,7 +253,8 @@ async function measureSize(sites: number, p: ScaleParams, log: (s: string) => vo
   }
 }
 
-export type ReplayFigures = { events: number; reads: number[]; replays: number[]; peakMb: number };
+/** `cpu`: per run, the CPU milliseconds of the raw read and of the replay (on a shared machine the wall times also hold the waits for a core). */
+export type ReplayFigures = { events: number; reads: number[]; replays: number[]; peakMb: number; cpu: [number, number][] };
 
 /** Runs replay-child.ts on a data dir: `runs` raw reads and replays, alternating, and the child's peak RSS. */
 export async function replayInChild(dataDir: string, runs: number): Promise<ReplayFigures> {
@@ -302,8 +303,8 @@ export async function benchScale(p: ScaleParams, log: (s: string) => void): Prom
       rows.push({
         section: 'Scale',
         what: `replay of ${n(r.events)} events (reset + catch-up; median of ${r.replays.length}, ratios ${spread(ratios, (x) => x.toFixed(2))})`,
-        value: `${n(Math.round(rate(median(r.replays))))} events/s, peak RSS ${fmt(r.peakMb)} MB`,
-        reference: `raw read: ${n(Math.round(rate(median(r.reads))))} events/s`,
+        value: `${n(Math.round(rate(median(r.replays))))} events/s, CPU ${fmt(median(r.cpu.map((c) => c[1])) / 1000)} s, peak RSS ${fmt(r.peakMb)} MB`,
+        reference: `raw read: ${n(Math.round(rate(median(r.reads))))} events/s, CPU ${fmt(median(r.cpu.map((c) => c[0])) / 1000)} s`,
         ratio: median(ratios),
         target: '≥ 0.5×, peak RSS < 400 MB',
         ok: median(ratios) >= 0.5 && r.peakMb < 400,

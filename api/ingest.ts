@@ -3,7 +3,6 @@ import { parseInput } from '../app/contract/parse.ts';
 import { SitePatch } from '../app/contract/patch.ts';
 import { RollbackBody } from '../app/contract/rollback.ts';
 import { listPreviews } from '../app/previews/list-previews.ts';
-import { removePreview } from '../app/previews/remove-preview.ts';
 import { meansSite } from '../app/previews/route-reading.ts';
 import { listRevisions } from '../app/queries/revisions.ts';
 import { patchSite } from '../app/site-lifecycle/patch.ts';
@@ -14,6 +13,7 @@ import { unpublishSite } from '../app/site-lifecycle/unpublish.ts';
 import { requireKey } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { deletePreviewOrSite } from './preview-delete.ts';
 import { noteWrite } from './write-log.ts';
 import { handlePublishRequest } from './multipart.ts';
 import { handlePreviewRequest } from './preview-upload.ts';
@@ -45,20 +45,7 @@ export function ingestRouter(api: ApiContext): Router {
     ctx.body = await listPreviews(api.deps, await requireKey(api, ctx), { site: sitePath(ctx) });
   });
 
-  siteRoute(r, 'DELETE', '/ingest/sites/*path/previews/:name', async (ctx) => {
-    const identity = await requireKey(api, ctx);
-    const [site, name] = [sitePath(ctx), param(ctx, 'name')];
-    // Also the unpublish of the site `name` in a group whose last label is `previews` (see meansSite).
-    const whole = `${site}/previews/${name}`;
-    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) {
-      noteWrite(ctx, { action: 'unpublish', site: whole });
-      await unpublishSite(api.deps, identity, { site: whole });
-    } else {
-      noteWrite(ctx, { target: `preview:${name}` });
-      await removePreview(api.deps, identity, { site, name });
-    }
-    ctx.status = 204;
-  });
+  siteRoute(r, 'DELETE', '/ingest/sites/*path/previews/:name', async (ctx) => deletePreviewOrSite(api, ctx, await requireKey(api, ctx)));
 
   siteRoute(r, 'GET', '/ingest/sites/*path/revisions', async (ctx) => {
     ctx.body = await listRevisions(api.deps, await requireKey(api, ctx), { site: sitePath(ctx) });

@@ -20,6 +20,7 @@ import { unpublishSite } from '../app/site-lifecycle/unpublish.ts';
 import { requireUser } from './auth.ts';
 import { readJson } from './bodies.ts';
 import type { ApiContext } from './context.ts';
+import { deletePreviewOrSite } from './preview-delete.ts';
 import { noteWrite } from './write-log.ts';
 import { handlePublishRequest } from './multipart.ts';
 import { mountOpenApi } from './openapi/route.ts';
@@ -28,7 +29,6 @@ import { inertPublisherBytes } from './security-headers.ts';
 import { param, sitePath, siteRoute } from './site-path.ts';
 import { sendListing } from './listing-answer.ts';
 import { listPreviews } from '../app/previews/list-previews.ts';
-import { removePreview } from '../app/previews/remove-preview.ts';
 import { meansSite } from '../app/previews/route-reading.ts';
 
 /**
@@ -113,19 +113,7 @@ export function managementRouter(api: ApiContext): Router {
     if (await meansSite(api.deps, identity, { path: whole }, sitePath(ctx))) ctx.body = await getSite(api.deps, identity, { site: whole });
     else ctx.body = await listPreviews(api.deps, identity, { site: sitePath(ctx) });
   });
-  siteRoute(r, 'DELETE', '/api/sites/*path/previews/:name', async (ctx) => {
-    const identity = await requireUser(api, ctx);
-    const [site, name] = [sitePath(ctx), param(ctx, 'name')];
-    const whole = `${site}/previews/${name}`;
-    if (await meansSite(api.deps, identity, { path: whole, capability: 'unpublish' }, site)) {
-      noteWrite(ctx, { action: 'unpublish', site: whole });
-      await unpublishSite(api.deps, identity, { site: whole });
-    } else {
-      noteWrite(ctx, { target: `preview:${name}` });
-      await removePreview(api.deps, identity, { site, name });
-    }
-    ctx.status = 204;
-  });
+  siteRoute(r, 'DELETE', '/api/sites/*path/previews/:name', async (ctx) => deletePreviewOrSite(api, ctx, await requireUser(api, ctx)));
 
   siteRoute(r, 'GET', '/api/sites/*path/events', async (ctx) => {
     ctx.body = await siteEvents(api.deps, await requireUser(api, ctx), { site: sitePath(ctx) });

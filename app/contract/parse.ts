@@ -72,6 +72,22 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, subje
 }
 
 /**
+ * A `meta` value as it comes (the text of a multipart part, or already an object, as in a
+ * deploy body or an MCP call), checked with its schema; errors name `meta.…`.
+ */
+export function parseMeta<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  let raw = value;
+  if (typeof value === 'string') {
+    try {
+      raw = JSON.parse(value);
+    } catch {
+      throw new ValidationError('meta is not valid JSON');
+    }
+  }
+  return parseInput(schema, raw, { name: 'meta', prefix: 'meta' });
+}
+
+/**
  * A koa query as one string per parameter: a parameter given twice is refused, an empty one
  * counts as absent (`?limit=` means the default), as the API always did.
  */

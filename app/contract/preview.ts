@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { ValidationError } from '../../domain/errors.ts';
 import { RevisionId, Timestamp } from './common.ts';
 import { Actor } from './events.ts';
-import { parseInput } from './parse.ts';
+import { parseMeta } from './parse.ts';
 import { PublishResult } from './publish.ts';
 import { Site } from './site.ts';
 
@@ -26,16 +25,7 @@ export type PreviewMetaInput = z.output<typeof PreviewMetaInput>;
 
 /** The `meta` of a preview publish as a request carries it: absent, a JSON object, or JSON text (a multipart field). */
 export function readPreviewMeta(value: unknown): PreviewMetaInput {
-  if (value === undefined) return {};
-  let raw = value;
-  if (typeof value === 'string') {
-    try {
-      raw = JSON.parse(value);
-    } catch {
-      throw new ValidationError('meta is not valid JSON');
-    }
-  }
-  return parseInput(PreviewMetaInput, raw, { name: 'meta', prefix: 'meta' });
+  return value === undefined ? {} : parseMeta(PreviewMetaInput, value);
 }
 
 /** Change counts against the live revision. */

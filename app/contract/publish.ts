@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../../domain/errors.ts';
-import { parseInput } from './parse.ts';
+import { parseMeta } from './parse.ts';
 import { Timestamp } from './common.ts';
 import { Site } from './site.ts';
 
@@ -28,15 +27,7 @@ export type PublishMeta = z.output<typeof PublishMeta>;
  * field, a deploy body that quotes it), checked with `PublishMeta`, errors naming `meta.…`.
  */
 export function readPublishMeta(value: unknown): PublishMeta {
-  let raw = value;
-  if (typeof value === 'string') {
-    try {
-      raw = JSON.parse(value);
-    } catch {
-      throw new ValidationError('meta is not valid JSON');
-    }
-  }
-  return parseInput(PublishMeta, raw, { name: 'meta', prefix: 'meta' });
+  return parseMeta(PublishMeta, value);
 }
 
 const Archive = z.string().meta({

@@ -36,6 +36,8 @@ export type Settings = {
    * domain. A custom domain is none of them and under none of them (spec §15).
    */
   readonly serviceNames: readonly string[];
+  /** The control domain when it is not the base domain: the portal kept apart from publisher content. */
+  readonly separatePortalHost?: string;
 };
 
 /**

@@ -143,6 +143,7 @@ export async function createService(config: Config, options: { project: 'run' | 
       previewTtlMs: config.previews.ttlMs,
       maxPreviewsPerSite: config.previews.maxPerSite,
       serviceNames: [...new Set([config.baseDomain, ...config.aliasDomains, config.controlDomain])],
+      ...(config.controlDomain !== config.baseDomain ? { separatePortalHost: config.controlDomain } : {}),
     },
     siteUrl,
     // The instance's caches: two services in one process (as the tests run them) share none.

@@ -25,7 +25,7 @@ import { claimDomain } from './claims.ts';
 export async function attachDomain(deps: AppDeps, identity: Identity, input: DomainInput): Promise<Site> {
   requireAdmin(identity);
   const address = parseSitePath(input.site);
-  const domain = parseCustomDomain(input.domain, deps.settings.serviceNames);
+  const domain = parseCustomDomain(input.domain, deps.settings.serviceNames, deps.settings.separatePortalHost);
   const site = fullPath(address);
   await siteCommands(deps).handle(address, identity.actor, async (state, revision): Promise<SiteCommand> => {
     // The claim is made while preparing, on the state and revision this command is decided on and appended at.

@@ -16,10 +16,15 @@ const MAX_NAME_LENGTH = 253;
  * or a site's own host, never someone's domain. Refused with 400, naming why: a port, a
  * wildcard, an IP literal, a trailing dot, upper case, one label, an over-long name.
  *
+ * With a control domain of its own (`portalHost`), the portal is kept apart from publisher
+ * content: a name in the portal's own zone (`corp.test` or `x.corp.test` beside
+ * `portal.corp.test`) would be same-site with it and could set cookies the portal receives,
+ * which is what the separate control domain exists to prevent.
+ *
  * Strict rather than normalising, like grant targets (spec §2): what is stored is exactly what
  * was asked for, so `PUT …/Docs.Acme.com` cannot attach a name that reads differently.
  */
-export function parseCustomDomain(raw: string, apexes: readonly string[]): string {
+export function parseCustomDomain(raw: string, apexes: readonly string[], portalHost?: string): string {
   const name = raw;
   const quoted = JSON.stringify(name.slice(0, 300));
   const refuse = (why: string) => new ValidationError(`custom domain ${quoted} ${why}`);
@@ -46,7 +51,17 @@ export function parseCustomDomain(raw: string, apexes: readonly string[]): strin
         : `is under ${own}, one of this service’s own names: a site there is served at its own host, not attached`,
     );
   }
+  const zone = portalHost === undefined ? undefined : portalZone(portalHost);
+  if (zone !== undefined && (name === zone || name.endsWith(`.${zone}`))) {
+    throw refuse(`is same-site with the portal at ${portalHost}: a site there could set cookies the portal receives; attach a name outside ${zone}`);
+  }
   return name;
+}
+
+/** The names same-site with the portal's host: its parent, unless the host is itself a two-label name. */
+function portalZone(portalHost: string): string {
+  const labels = portalHost.split('.');
+  return labels.length >= 3 ? labels.slice(1).join('.') : portalHost;
 }
 
 /**

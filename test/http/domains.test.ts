@@ -179,3 +179,22 @@ describe('serving a custom domain (spec §15: the site\'s host, with its isolati
     expect((await get('purged.acme.test')).text).toBe('<h1>blog</h1>');
   });
 });
+
+describe('a control domain of its own keeps custom domains out of its zone', () => {
+  let own: RunningService;
+  beforeAll(async () => {
+    own = await startService({ env: { SITES_BASE_DOMAIN: BASE, SITES_CONTROL_DOMAIN: 'portal.corp.test', SITES_ADMIN_USERS: 'admin' } });
+  });
+  afterAll(() => own?.stop());
+
+  it('attack: an admin cannot attach a name same-site with the portal (its sites could set cookies the portal receives)', async () => {
+    const key = await own.createKey(['--name', 'admin', '--admin']);
+    expect((await publish(own.url, key, { group: '', slug: 'evil', title: 'evil' }, { index: '<p>evil</p>' })).status).toBe(200);
+    for (const domain of ['corp.test', 'x.corp.test']) {
+      const res = await call(own.url, 'PUT', `/api/sites/evil/domains/${domain}`, { key });
+      expect(res, domain).toMatchObject({ status: 400, body: { code: 'invalid' } });
+      expect(res.body.error, domain).toMatch(/same-site with the portal/);
+    }
+    expect((await call(own.url, 'PUT', '/api/sites/evil/domains/docs.acme.test', { key })).status).toBe(200);
+  });
+});

@@ -91,4 +91,15 @@ describe('custom domain names', () => {
       expect(() => parseCustomDomain(name, own), name).toThrow(ValidationError);
     }
   });
+  it('attack: with a control domain of its own, a name same-site with the portal is refused (a site there could set cookies the portal receives)', () => {
+    const names = [...own, 'portal.corp.test'];
+    for (const name of ['corp.test', 'x.corp.test', 'a.b.corp.test']) {
+      expect(() => parseCustomDomain(name, names, 'portal.corp.test'), name).toThrow(/same-site with the portal/);
+    }
+    for (const name of ['docs.acme.com', 'corp.test.evil.com', 'notcorp.test']) expect(parseCustomDomain(name, names, 'portal.corp.test')).toBe(name);
+    // A two-label control domain is its own zone: only it and the names under it (already its own names).
+    expect(parseCustomDomain('docs.other.test', [...own, 'corp.test'], 'corp.test')).toBe('docs.other.test');
+    // Without a separate control domain the portal is on the base domain, whose sites are same-site by design.
+    expect(parseCustomDomain('x.corp.test', own)).toBe('x.corp.test');
+  });
 });

@@ -118,7 +118,7 @@ function decodeSafely(path: string): string {
   }
 }
 
-type Comment = { id: number; body?: string; user?: { type?: string } };
+type Comment = { id: number; body?: string; user?: { login?: string; type?: string } };
 
 async function call(t: GitHubTarget, method: string, path: string, body?: unknown): Promise<Answer> {
   const url = new URL(`${t.api.pathname.replace(/\/+$/, '')}${path}`, t.api);
@@ -147,7 +147,12 @@ function failure(answer: Answer, what: string): ClientError {
   return new ClientError(`GitHub answered ${answer.status} to ${what}: ${reason}`);
 }
 
-/** The comments that carry the marker, the bot's own first (anyone can paste a marker into a comment of theirs). */
+/**
+ * The comments that carry the marker and that this job may take as its own. Anyone can paste
+ * the marker into a comment, and a token with write access may edit anyone's comment, so a
+ * comment counts only when a bot wrote it (as the job's token does) or the token's own user
+ * (a personal token); `GET /user` is asked only when a person's marked comment is there.
+ */
 async function markedComments(t: GitHubTarget, site: string): Promise<Comment[]> {
   const found: Comment[] = [];
   const prefix = marker(site);
@@ -159,7 +164,20 @@ async function markedComments(t: GitHubTarget, site: string): Promise<Comment[]>
     found.push(...comments.filter((c) => typeof c.id === 'number' && typeof c.body === 'string' && c.body.startsWith(prefix)));
     if (comments.length < PER_PAGE) break;
   }
-  return found.sort((a, b) => Number(b.user?.type === 'Bot') - Number(a.user?.type === 'Bot'));
+  const self = found.some((c) => c.user?.type !== 'Bot') ? await tokenLogin(t) : undefined;
+  return found.filter((c) => c.user?.type === 'Bot' || (self !== undefined && c.user?.login === self));
+}
+
+/** The login of the token's user, or undefined for a token that is not a person's (the job's: 403). */
+async function tokenLogin(t: GitHubTarget): Promise<string | undefined> {
+  const answer = await call(t, 'GET', '/user');
+  if (answer.status !== 200) return undefined;
+  try {
+    const login = (JSON.parse(answer.text) as { login?: unknown }).login;
+    return typeof login === 'string' ? login : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export type CommentOutcome = { readonly action: 'created' | 'updated' | 'none'; readonly url?: string };
@@ -173,7 +191,7 @@ export async function keepComment(t: GitHubTarget, site: string, body: string, c
   for (const comment of await markedComments(t, site)) {
     const answer = await call(t, 'PATCH', `/repos/${t.repository}/issues/comments/${comment.id}`, { body });
     if (answer.status === 200) return { action: 'updated', url: htmlUrl(answer) };
-    // Not ours to edit (403), or deleted meanwhile (404): try the next one, then make our own.
+    // Refused (403), or deleted meanwhile (404): try the next one, then make our own.
     if (answer.status !== 403 && answer.status !== 404) throw failure(answer, `editing comment ${comment.id}`);
   }
   if (!createIfMissing) return { action: 'none' };

@@ -94,8 +94,11 @@ describe('one comment per site on the pull request', () => {
     expect(comments[0]).toEqual(planted);
     expect(comments[1]!.user).toEqual(BOT);
     expect(comments[1]!.body).toContain('`r2`');
-    // The second run went straight to the bot's own comment.
-    expect(gh.requests.slice(-2).map((r) => `${r.method} ${r.path}`)).toEqual([`GET /api/v3/repos/acme/docs/issues/${pr}/comments`, `PATCH /api/v3/repos/acme/docs/issues/comments/${comments[1]!.id}`]);
+    // The second run asked who the token is (a person's marked comment was there), was refused as the
+    // job's token, and went straight to the bot's own comment: never a PATCH of Mallory's, which the
+    // token could have made.
+    expect(gh.requests.slice(-3).map((r) => `${r.method} ${r.path}`)).toEqual([`GET /api/v3/repos/acme/docs/issues/${pr}/comments`, 'GET /api/v3/user', `PATCH /api/v3/repos/acme/docs/issues/comments/${comments[1]!.id}`]);
+    expect(gh.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(`/${planted.id}`))).toEqual([]);
   });
 
   it('a read-only token (a fork on pull_request) fails with GitHub’s reason, and writes nothing', async () => {

@@ -8,8 +8,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
  *
  * Tokens stand for identities: each maps to the user it acts as (a Bot for the job's token),
  * or to `read-only` (what a pull request from a fork gets on `pull_request`: writes answer 403
- * "Resource not accessible by integration"). An unknown token answers 401. Editing someone
- * else's comment answers 403, as GitHub does for the job's token.
+ * "Resource not accessible by integration"). An unknown token answers 401. A token with write
+ * access edits anyone's comment, as on GitHub (so the client must choose which to edit);
+ * `GET /user` answers a person's token and refuses the job's (a Bot), as GitHub does.
  */
 
 export type GitHubUser = { login: string; type: 'Bot' | 'User' };
@@ -71,6 +72,10 @@ export async function startGitHubStandIn(tokens: Record<string, GitHubUser | 're
     const who = token ? tokens[token] : undefined;
     if (!who) return send(401, { message: 'Bad credentials' });
 
+    if (path === '/user' && req.method === 'GET') {
+      if (who === 'read-only' || who.type === 'Bot') return send(403, { message: 'Resource not accessible by integration' });
+      return send(200, { login: who.login, type: who.type });
+    }
     const pull = /^\/repos\/([\w.-]+\/[\w.-]+)\/pulls\/(\d+)$/.exec(path);
     if (pull && req.method === 'GET') {
       const p = pulls.get(`${pull[1]}#${pull[2]}`);
@@ -93,7 +98,7 @@ export async function startGitHubStandIn(tokens: Record<string, GitHubUser | 're
     if (m && req.method === 'PATCH') {
       const c = byId.get(Number(m[2]));
       if (!c) return send(404, { message: 'Not Found' });
-      if (who === 'read-only' || who.login !== c.user.login) return send(403, { message: 'Resource not accessible by integration' });
+      if (who === 'read-only') return send(403, { message: 'Resource not accessible by integration' });
       const b = body as { body?: unknown };
       if (typeof b?.body !== 'string') return send(422, { message: 'Invalid request: body is required' });
       c.body = b.body;

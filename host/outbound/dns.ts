@@ -53,6 +53,9 @@ const LOOPBACK: Resolved = [
   { address: '::1', family: 6 },
 ];
 
+/** How long past the deadline c-ares may wait before it gives up by itself (the deadline cancels it first). */
+const BACKSTOP_MS = 1_000;
+
 /** Answers that mean "no such address" rather than "the name server failed". */
 const NO_DATA = new Set<string>([dns.NODATA, dns.NOTFOUND]);
 
@@ -69,7 +72,9 @@ export function publicResolver(opts: { readonly servers?: readonly string[] } = 
     if (signal.aborted) throw signal.reason;
     const release = resolverGate.take(hostname);
     // One channel per lookup: cancel() ends every query of its channel, and only this one's may end.
-    const resolver = new dns.promises.Resolver({ timeout: Math.max(1, Math.ceil(timeoutMs)), tries: 1 });
+    // c-ares' own timeout is only a backstop, a little past the deadline: the deadline cancels
+    // first and says 'timeout', where a tie on a busy event loop read as a failed name server.
+    const resolver = new dns.promises.Resolver({ timeout: Math.max(1, Math.ceil(timeoutMs)) + BACKSTOP_MS, tries: 1 });
     // c-ares ends the queries within cancel() (their promises reject a moment later): the slot is free at once.
     const cancel = () => {
       resolver.cancel();

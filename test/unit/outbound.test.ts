@@ -432,10 +432,7 @@ describe('outbound name lookups against a name server that never answers', () =>
     const strict = await inNamespace('strict');
     expect(strict.localhost, JSON.stringify(strict)).toBe('127.0.0.1');
     expect(strict.localhostMs, JSON.stringify(strict)).toBeLessThan(2_000);
-    // Four lookups in flight at most (two more refused as busy), each refused without hanging: at the
-    // client's deadline ('timeout'), or by c-ares giving up first on a starved event loop ('dns').
-    expect(strict.reasons.filter((r) => r === 'busy'), JSON.stringify(strict)).toHaveLength(2);
-    expect(strict.reasons.filter((r) => r !== 'busy').every((r) => r === 'timeout' || r === 'dns'), JSON.stringify(strict)).toBe(true);
+    expect(strict.reasons.sort()).toEqual(['busy', 'busy', 'timeout', 'timeout', 'timeout', 'timeout']);
     // With the private switch, names the name servers do not know go on to dns.lookup
     // (/etc/hosts: receiver.internal), which cannot be cancelled: one thread at most waits,
     // of the two libuv lets run lookups at once with its default pool of 4.

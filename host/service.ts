@@ -30,12 +30,11 @@ import { ManifestCache } from '../app/queries/manifest-cache.ts';
 import { ListingTree } from '../app/queries/listing-tree.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
-import { classifyHost } from '../domain/hosts.ts';
 import { parseSitePath, type SiteAddress } from '../domain/paths.ts';
 import { siteHostLabels, type Variant } from '../domain/site/previews.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
-import { hostNames, listenHostNames } from './hosts.ts';
+import { hostClassifier, hostNames, listenHostNames } from './hosts.ts';
 import { createOutbound } from './outbound/client.ts';
 import { UsageRecorder } from './usage-recorder.ts';
 import { youngGarbageHint } from './gc-hint.ts';
@@ -274,11 +273,12 @@ export async function startHttp(service: Service): Promise<Server> {
   const apexHandler = app.callback();
   // The listen address answers as the apex too (its IP literal; localhost on loopback), never with sites under it.
   const names = hostNames(service.config);
+  const classify = hostClassifier(names);
   // The instance's site server, with its own caches (documents, routes, bodies).
   const sites = createSiteServer({ queries: service.stack.readModel, blobs: service.stack.blobs, manifests: service.deps.manifests });
   // Node's connection sweep is off (both timeouts 0): guardConnections owns every deadline.
   const server = createServer({ headersTimeout: 0, requestTimeout: 0 }, (req, res) => {
-    const target = classifyHost(req.headers.host, names);
+    const target = classify(req.headers.host);
     if (target.kind === 'apex') return void apexHandler(req, res);
     // A TLS proxy asks by whatever name its network gives the service (a container's
     // `sites-1`, a cluster's service name), which the service cannot know: the ask (and

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '../support/service.ts';
-import { buildArchives, changeOnePercent, exec, fmt, folderBytes, generateSite, mb, publishFile, sampleRss, servicePid, timed, writtenBytes } from './support.ts';
+import { buildArchives, changeOnePercent, childrenCpuMs, exec, fmt, folderBytes, generateSite, mb, processCpu, publishFile, sampleRss, servicePid, timed, writtenBytes } from './support.ts';
 import type { Row } from './table.ts';
 
 export type PublishParams = { readonly files: number; readonly bytes: number; readonly versions: number; readonly runs: number };
@@ -49,26 +49,34 @@ export async function benchPublish(p: PublishParams, log: (s: string) => void): 
       await mkdir(dir);
       leftovers.push(dir);
       await settle();
+      const cpu0 = await childrenCpuMs();
       const { ms } = await timed(() => exec(cmd, args(dir)));
-      return ms;
+      return { ms, cpuMs: (await childrenCpuMs()) - cpu0 };
     };
     const otherSite = await generateSite(join(work, 'other'), p.files, p.bytes, 2);
     const other = await buildArchives(otherSite, work, 'other');
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const range = (xs: number[]) => `${fmt(Math.min(...xs) / 1000, 2)}–${fmt(Math.max(...xs) / 1000, 2)} s`;
+    const seconds = (ms: number) => `${fmt(ms / 1000, 2)} s`;
     const formats = [
-      { name: '.zip', archive: archives.zip, first: other.zip, tool: 'unzip -q', extract: () => extractOnce('unzip', (d) => ['-q', archives.zip, '-d', d]) },
-      { name: '.tar.gz', archive: archives.tgz, first: other.tgz, tool: 'tar -xzf', extract: () => extractOnce('tar', (d) => ['-xzf', archives.tgz, '-C', d]) },
+      { name: '.zip', target: 1.0, archive: archives.zip, first: other.zip, tool: 'unzip -q', extract: () => extractOnce('unzip', (d) => ['-q', archives.zip, '-d', d]) },
+      { name: '.tar.gz', target: 1.5, archive: archives.tgz, first: other.tgz, tool: 'tar -xzf', extract: () => extractOnce('tar', (d) => ['-xzf', archives.tgz, '-C', d]) },
     ];
     for (const f of formats) {
       const publishMs: number[] = [];
       const firstMs: number[] = [];
       const extractMs: number[] = [];
+      // CPU time of each side (all threads and child processes): what the machine's load takes its share of.
+      const publishCpu: number[] = [];
+      const publishMainCpu: number[] = [];
+      const extractCpu: number[] = [];
       let peak = 0;
       let idle = 0;
       for (let run = 0; run < p.runs; run++) {
         log(`${f.name}: run ${run + 1} of ${p.runs}`);
-        extractMs.push(await f.extract());
+        const extracted = await f.extract();
+        extractMs.push(extracted.ms);
+        extractCpu.push(extracted.cpuMs);
         const { svc, key, pid } = await freshService(p.versions);
         try {
           await settle();
@@ -78,8 +86,12 @@ export async function benchPublish(p: PublishParams, log: (s: string) => void): 
           idle = Math.max(idle, (await sampleRss(pid).stop()).peakMb);
           await settle();
           const rss = sampleRss(pid);
+          const cpu0 = await processCpu(pid);
           const res = await publishFile(svc.port, key, { group: 'bench', slug: 'site', title: 'Bench' }, f.archive);
+          const cpu1 = await processCpu(pid);
           const mem = await rss.stop();
+          publishCpu.push(cpu1.total - cpu0.total);
+          publishMainCpu.push(cpu1.main - cpu0.main);
           if (res.status !== 200) throw new Error(`${f.name} publish failed: ${res.status} ${JSON.stringify(res.body)}`);
           publishMs.push(res.ms);
           peak = Math.max(peak, mem.peakMb, mem.hwmMb);
@@ -89,8 +101,16 @@ export async function benchPublish(p: PublishParams, log: (s: string) => void): 
         }
       }
       const ratio = median(publishMs) / median(extractMs);
-      const extracted = `${f.tool}: ${fmt(median(extractMs) / 1000, 2)} s (${range(extractMs)})`;
-      rows.push({ section: 'Publish', what: `${f.name}, ${p.files} files / ${fmt(mb(site.bytes), 0)} MB, a running service (median of ${p.runs}, runs ${range(publishMs)})`, value: `${fmt(median(publishMs) / 1000, 2)} s`, reference: extracted, ratio, target: '≤ 2×', ok: ratio <= 2 });
+      const extracted = `${f.tool}: ${seconds(median(extractMs))} (${range(extractMs)})`;
+      rows.push({
+        section: 'Publish',
+        what: `${f.name}, ${p.files} files / ${fmt(mb(site.bytes), 0)} MB, a running service (median of ${p.runs}, runs ${range(publishMs)}; CPU: all threads, main thread)`,
+        value: `${seconds(median(publishMs))}, CPU ${seconds(median(publishCpu))} (main ${seconds(median(publishMainCpu))})`,
+        reference: `${extracted}, CPU ${seconds(median(extractCpu))}`,
+        ratio,
+        target: `≤ ${fmt(f.target, 1)}×`,
+        ok: ratio <= f.target,
+      });
       rows.push({ section: 'Publish', what: `${f.name}, the same size as the first publish of a fresh process (runs ${range(firstMs)})`, value: `${fmt(median(firstMs) / 1000, 2)} s`, reference: extracted, ratio: median(firstMs) / median(extractMs) });
       rows.push({ section: 'Publish', what: `peak RSS over both ${f.name} publishes (highest of ${p.runs})`, value: `${fmt(peak, 0)} MB`, reference: `after the first: ${fmt(idle, 0)} MB`, ratio: peak / idle, target: '< 150 MB', ok: peak < 150 });
     }

@@ -6,15 +6,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runLoad, type LoadResult } from '../support/load.ts';
+import { runLoad, type LoadOptions, type LoadResult } from '../support/load.ts';
 import { makeTarGz } from '../support/archives.ts';
 import { putPreview } from '../support/previews.ts';
 import { publish } from '../support/publish.ts';
 import { freePort, startService } from '../support/service.ts';
-import { fmt, prng } from './support.ts';
+import { fmt, processCpu, prng } from './support.ts';
 import type { Row } from './table.ts';
 
 const NGINX = '/usr/sbin/nginx';
@@ -91,10 +91,48 @@ http {
   return { port, child };
 }
 
-const describe = (r: LoadResult) => `${Math.round(r.rps)} req/s, p99 ${fmt(r.p99Ms)} ms${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}`;
+/**
+ * A load's result with the CPU time per request of the server (all its processes) and of
+ * the load generator (this process), in µs: what the server costs whatever the machine's
+ * speed at that moment, and whether the generator was the bound. Taken over the warm-up
+ * too, at the measured rate.
+ */
+type Measured = LoadResult & { readonly serverUs: number; readonly clientUs: number };
+
+async function measuredLoad(pids: readonly number[], o: LoadOptions): Promise<Measured> {
+  const cpu = async () => (await Promise.all(pids.map((pid) => processCpu(pid)))).reduce((sum, c) => sum + c.total, 0);
+  const server0 = await cpu();
+  const client0 = process.cpuUsage();
+  const result = await runLoad(o);
+  const client = process.cpuUsage(client0);
+  const served = (result.rps * ((o.durationMs + (o.warmupMs ?? 0)) / 1000)) || 1;
+  return { ...result, serverUs: (((await cpu()) - server0) * 1000) / served, clientUs: (client.user + client.system) / served };
+}
+
+/** Two loads of the same file as one: their mean rate, the larger p99. */
+const meanLoad = (a: Measured, b: Measured): Measured => ({
+  ...a,
+  requests: a.requests + b.requests,
+  errors: a.errors + b.errors,
+  rps: (a.rps + b.rps) / 2,
+  p99Ms: Math.max(a.p99Ms, b.p99Ms),
+  bytes: a.bytes + b.bytes,
+  serverUs: (a.serverUs + b.serverUs) / 2,
+  clientUs: (a.clientUs + b.clientUs) / 2,
+  ...(a.firstError || b.firstError ? { firstError: a.firstError ?? b.firstError } : {}),
+});
+
+const describe = (r: Measured) =>
+  `${Math.round(r.rps)} req/s, p99 ${fmt(r.p99Ms)} ms, CPU ${fmt(r.serverUs, 0)} µs/req (load generator ${fmt(r.clientUs, 0)})${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}`;
+
+/** The processes of a server: itself and its children (nginx's worker). */
+async function processTree(pid: number): Promise<number[]> {
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
+  return [pid, ...children];
+}
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-type Server = { readonly name: 'service' | 'nginx' | 'node' | 'floor'; readonly port: number; readonly hostHeader?: string };
+type Server = { readonly name: 'service' | 'nginx' | 'node' | 'floor'; readonly port: number; readonly pids: readonly number[]; readonly hostHeader?: string };
 
 /**
  * This machine's speed drifts from one minute to the next (the same server answers 20,000
@@ -116,7 +154,7 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
   const durationMs = Math.max(2000, Math.round(p.durationMs / p.rounds));
   const servers: Server[] = [];
   const stops: (() => Promise<void>)[] = [];
-  const results = new Map<string, LoadResult[]>(); // `${server}:${file}` → one result per round
+  const results = new Map<string, Measured[]>(); // `${server}:${file}` → one result per round
   try {
     const svc = await startService();
     stops.push(() => svc.stop());
@@ -127,7 +165,7 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
     ]);
     const res = await publish(svc.url, key, { group: 'bench', slug: 'serve', title: 'Serve' }, { archive });
     if (res.status !== 200) throw new Error(`publish for serving failed: ${res.status}`);
-    servers.push({ name: 'service', port: svc.port, hostHeader: `serve.bench.localhost:${svc.port}` });
+    servers.push({ name: 'service', port: svc.port, pids: [svc.pid], hostHeader: `serve.bench.localhost:${svc.port}` });
     // The same page reached through a rewrite: 999 rules that miss, then the single-page-app fallback.
     const rules = [...Array.from({ length: 999 }, (_, i) => `/section${i}/:page /new${i}/:page 301`), '/* /index.html 200'].join('\n');
     const spa = await makeTarGz([
@@ -148,27 +186,29 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
     if (existsSync(NGINX)) {
       const nginx = await startNginx(root, work);
       stops.push(() => stopChild(nginx.child));
-      servers.push({ name: 'nginx', port: nginx.port });
+      servers.push({ name: 'nginx', port: nginx.port, pids: await processTree(nginx.child.pid!) });
     }
 
     const port = await freePort();
     const node = spawn(process.execPath, [resolve(import.meta.dirname, 'static-server.mjs'), root, String(port)], { stdio: 'ignore' });
     stops.push(() => stopChild(node));
     await waitReady(node, port);
-    servers.push({ name: 'node', port });
+    servers.push({ name: 'node', port, pids: [node.pid!] });
 
     // What a Node server cannot beat: each file from memory with one end() and no headers of its own.
     const floorPort = await freePort();
     const floor = spawn(process.execPath, [resolve(import.meta.dirname, 'floor-server.mjs'), root, String(floorPort)], { stdio: 'ignore' });
     stops.push(() => stopChild(floor));
     await waitReady(floor, floorPort);
-    servers.push({ name: 'floor', port: floorPort });
+    servers.push({ name: 'floor', port: floorPort, pids: [floor.pid!] });
 
     for (let round = 1; round <= p.rounds; round++) {
-      log(`serving: round ${round} of ${p.rounds} (${servers.map((x) => x.name).join(', ')}; ${durationMs / 1000} s each)`);
+      // Every other round in the opposite order: the machine's drift within a round then favours no server.
+      const order = round % 2 === 1 ? servers : [...servers].reverse();
+      log(`serving: round ${round} of ${p.rounds} (${order.map((x) => x.name).join(', ')}; ${durationMs / 1000} s each)`);
       for (const f of files) {
-        for (const server of servers) {
-          const result = await runLoad({
+        for (const server of order) {
+          const result = await measuredLoad(server.pids, {
             host: '127.0.0.1',
             port: server.port,
             path: f.path,
@@ -182,15 +222,18 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
           results.set(key, [...(results.get(key) ?? []), result]);
         }
       }
-      // Back to back with the plain file, so the machine's drift between the two is small.
-      const plainNow = await runLoad({ host: '127.0.0.1', port: svc.port, hostHeader: `serve.bench.localhost:${svc.port}`, path: '/index.html', connections: p.connections, durationMs, warmupMs: p.warmupMs, expectBytes: html.length });
-      const rewritten = await runLoad({ host: '127.0.0.1', ...rewrite, path: '/app/users/42/settings', connections: p.connections, durationMs, warmupMs: p.warmupMs, expectBytes: html.length });
-      results.set('service:plain-again', [...(results.get('service:plain-again') ?? []), plainNow]);
+      // Between two loads of the plain file (its figure is their mean), so a drift of the
+      // machine while they run moves the reference as much as the rows compared with it.
+      const plainLoad = () => measuredLoad([svc.pid], { host: '127.0.0.1', port: svc.port, hostHeader: `serve.bench.localhost:${svc.port}`, path: '/index.html', connections: p.connections, durationMs, warmupMs: p.warmupMs, expectBytes: html.length });
+      const before = await plainLoad();
+      const rewritten = await measuredLoad([svc.pid], { host: '127.0.0.1', ...rewrite, path: '/app/users/42/settings', connections: p.connections, durationMs, warmupMs: p.warmupMs, expectBytes: html.length });
       results.set('service:rewrite', [...(results.get('service:rewrite') ?? []), rewritten]);
       for (const v of variants) {
-        const on = await runLoad({ host: '127.0.0.1', port: svc.port, hostHeader: v.hostHeader, path: '/index.html', connections: p.connections, durationMs, warmupMs: p.warmupMs, expectBytes: html.length });
+        const on = await measuredLoad([svc.pid], { host: '127.0.0.1', port: svc.port, hostHeader: v.hostHeader, path: '/index.html', connections: p.connections, durationMs, warmupMs: p.warmupMs, expectBytes: html.length });
         results.set(`service:${v.name}`, [...(results.get(`service:${v.name}`) ?? []), on]);
       }
+      const after = await plainLoad();
+      results.set('service:plain-again', [...(results.get('service:plain-again') ?? []), meanLoad(before, after)]);
     }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -198,7 +241,7 @@ export async function benchServing(p: ServingParams, log: (s: string) => void): 
   }
 
   // The median round of a server (by req/s) stands for it; ratios are taken round by round.
-  const typical = (runs: readonly LoadResult[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
+  const typical = (runs: readonly Measured[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
   const rows: Row[] = [];
   for (const f of files) {
     const service = results.get(`service:${f.name}`)!;

@@ -173,6 +173,29 @@ export function sampleRss(pid: number): { stop(): Promise<{ peakMb: number; hwmM
   };
 }
 
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/** The utime and stime fields of a /proc stat line, in ms (fields 14 and 15; the name in parentheses may hold spaces). */
+function statCpuMs(text: string, fields: readonly [number, number]): number {
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' '); // rest[0] is field 3
+  return ((Number(rest[fields[0] - 3]) + Number(rest[fields[1] - 3])) * 1000) / TICKS_PER_S;
+}
+
+/**
+ * CPU time (user + system) a process has used so far, in ms: `total` over all its threads
+ * (the writer threads, libuv's pool, V8's helpers) and `main` of its main thread alone.
+ */
+export async function processCpu(pid: number): Promise<{ total: number; main: number }> {
+  const [all, main] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8'), readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8')]);
+  return { total: statCpuMs(all, [14, 15]), main: statCpuMs(main, [14, 15]) };
+}
+
+/** CPU time (user + system) of this process's children that have been waited for (cutime + cstime), in ms. */
+export async function childrenCpuMs(): Promise<number> {
+  return statCpuMs(await readFile('/proc/self/stat', 'utf8'), [16, 17]);
+}
+
 /** Bytes the process passed to write() so far (/proc/<pid>/io `wchar`). */
 export async function writtenBytes(pid: number): Promise<number> {
   const m = /^wchar:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/io`, 'utf8'));

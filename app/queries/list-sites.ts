@@ -11,13 +11,14 @@ import { compressed, gzipOf, stored } from './gzip-segments.ts';
 export type ListingCoding = 'gzip' | 'br' | 'identity';
 
 /**
- * A `GET /api/sites` answer before its body is made: `tag` names the answer (a strong
- * validator: the listing's version and everything else the bytes depend on), so a client
- * that holds it is answered 304 without any body being made; `body` makes or finds the
- * bytes in an encoding. The tag names the bytes before encoding; the route adds the coding.
+ * A `GET /api/sites` answer: `tag` names its bytes (a strong validator: a digest of the
+ * form the other encodings are made from), so a client that holds it is answered 304, and a
+ * reader's tag moves only when that reader's own answer changed: a change to a site the
+ * reader does not see (a hidden one) leaves it as it was. `body` makes or finds the bytes in
+ * an encoding. Both are kept by the listing's version; the route adds the coding to the tag.
  */
 export type ListingAnswer = {
-  readonly tag: string;
+  tag(): Promise<string>;
   body(coding: ListingCoding): Promise<Buffer>;
 };
 
@@ -44,7 +45,6 @@ export async function listSites(deps: AppDeps, identity: Identity, input: SiteQu
   const query = siteQuery(input, admin);
   const key = JSON.stringify([query, deps.shapes.probe(), admin]);
   const version = await deps.queries.listingVersion();
-  const tag = `${version.replace(/^0+/, '') || '0'}-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}`;
   const read = () => deps.queries.listingVersion();
   const filtered = query.q !== undefined || query.tag !== undefined || query.group !== undefined;
   const gzip = (): Promise<Buffer> =>
@@ -52,7 +52,12 @@ export async function listSites(deps: AppDeps, identity: Identity, input: SiteQu
   const whole = (): Promise<Buffer> =>
     deps.listings.answer(read, `${key}|identity`, async () => (filtered ? deps.shapes.listBody(await deps.queries.listSites(query), identity) : gunzipSync(await gzip())), version);
   return {
-    tag,
+    async tag() {
+      // The digest of the form the others are made from: the bytes as made, never made twice.
+      const primary = filtered ? whole : gzip;
+      const digest = await deps.listings.answer(read, `${key}|tag`, async () => Buffer.from(createHash('sha256').update(await primary()).digest('base64url').slice(0, 22)), version);
+      return digest.toString();
+    },
     body(coding) {
       switch (coding) {
         case 'gzip':

@@ -37,6 +37,12 @@ export type ScaleParams = {
   readonly roundRobinMs: number;
   /** A data dir seeded before (seedSites with this size and rounds), copied instead of seeding again: to measure again. */
   readonly seeded?: (sites: number) => string | undefined;
+  /**
+   * A data dir with the read model projected, for iterating on the service's rows: when it
+   * exists it is copied and the replays are skipped (no replay row); when it does not, the data
+   * dir is copied there after the replays.
+   */
+  readonly projected?: (sites: number) => string | undefined;
 };
 
 type Answer = { status: number; headers: Record<string, string | string[] | undefined>; bytes: number; body: Buffer };
@@ -134,123 +140,133 @@ async function measureSize(sites: number, p: ScaleParams, log: (s: string) => vo
   const dataDir = await mkdtemp(join(tmpdir(), 'sites-bench-scale-'));
   try {
     const rounds = p.rounds(sites);
+    const projected = p.projected?.(sites);
+    if (projected && existsSync(projected)) {
+      log(`scale: copying ${projected} (projected before; no replay)`);
+      await cp(projected, dataDir, { recursive: true });
+      return await measureService(sites, await eventCount(projected), dataDir, p, log);
+    }
     const kept = p.seeded?.(sites);
     log(kept ? `scale: copying ${kept} (seeded before)` : `scale: seeding ${n(sites)} sites × ${rounds} publishes`);
     const seeded = kept ? { ms: 0, events: await eventCount(kept) } : await seedSites(seedDir, sites, rounds);
     await cp(kept ?? seedDir, dataDir, { recursive: true });
     await rm(seedDir, { recursive: true, force: true });
     log(`scale: seeded ${n(seeded.events)} events in ${fmt(seeded.ms / 1000)} s`);
-    const out: Measured = { sites, events: seeded.events, listing: new Map(), wireGzip: 0, wirePlain: 0, rss: 0, startup: [] };
     // The replays first: they leave the read model projected, so the service starts caught up
     // (projecting a million events at start would outlast the CLI's wait for its key).
     log(`scale: replaying ${n(seeded.events)} events (${p.runs} runs, in a process of its own)`);
-    out.replay = await replayInChild(dataDir, p.runs);
-
-    let svc: RunningService | undefined = await startService({ dataDir });
-    try {
-      const key = await svc.createKey(['--name', 'bench', '--admin']);
-      const auth = { Host: `localhost:${svc.port}`, Authorization: `Bearer ${key}` };
-      const gz = { ...auth, 'Accept-Encoding': 'gzip' };
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      const t0 = performance.now();
-      for (;;) {
-        const r = await send(agent, svc.port, 'GET', '/api/sites?limit=1', auth);
-        if (r.status === 200 && (JSON.parse(r.body.toString('utf8')) as { count: number }).count >= sites) break;
-        await new Promise((res) => setTimeout(res, 200));
-      }
-      log(`scale: the service projected ${n(seeded.events)} events in ${fmt((performance.now() - t0) / 1000)} s`);
-
-      for (const q of LISTINGS) {
-        const times: number[] = [];
-        for (let i = 0; i < p.queriesEach + 5; i++) {
-          const t = performance.now();
-          const r = await send(agent, svc.port, 'GET', q.path, gz);
-          const ms = performance.now() - t;
-          if (r.status !== 200) throw new Error(`${q.path}: ${r.status}`);
-          if (i >= 5) times.push(ms);
-        }
-        out.listing.set(q.label, times);
-      }
-      const plain = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, auth);
-      const packed = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
-      out.wirePlain = plain.bytes;
-      out.wireGzip = packed.bytes;
-      const etag = String(packed.headers.etag);
-      const revalidated: number[] = [];
-      for (let i = 0; i < p.queriesEach; i++) {
-        const t = performance.now();
-        const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, { ...gz, 'If-None-Match': etag });
-        revalidated.push(performance.now() - t);
-        if (r.status !== 304) throw new Error(`revalidation answered ${r.status}`);
-      }
-      out.listing.set(REVALIDATED, revalidated);
-
-      // A title patch before each query: the listing is made afresh (from the kept tree).
-      const site = seedSite(0);
-      const afterWrite: number[] = [];
-      for (let i = 0; i < 25; i++) {
-        const patched = await send(agent, svc.port, 'PATCH', `/ingest/sites/${site.group}/${site.slug}`, auth, JSON.stringify({ title: `${site.title} ${i}` }));
-        if (patched.status !== 200) throw new Error(`patch: ${patched.status} ${patched.body.toString('utf8')}`);
-        const t = performance.now();
-        const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
-        afterWrite.push(performance.now() - t);
-        if (r.status !== 200) throw new Error(`listing after a write: ${r.status}`);
-        if (!gunzipSync(r.body).includes(`"title":"${site.title} ${i}"`)) throw new Error('the listing after a write misses the write');
-      }
-      out.listing.set(AFTER_WRITE, afterWrite);
-
-      // GET /tls/ask for live sites' names (as Caddy asks on a first handshake), each beside a
-      // GET /healthz on the same connection: the reference is the HTTP round trip itself.
-      const asks: number[] = [];
-      const health: number[] = [];
-      for (let i = 0; i < Math.min(2000, sites * 2); i++) {
-        const s = seedSite((i * 7919) % sites);
-        const name = new URL(svc.siteUrl(`${s.group}/${s.slug}`)).hostname;
-        let t = performance.now();
-        const r = await send(agent, svc.port, 'GET', `/tls/ask?domain=${encodeURIComponent(name)}`, { Host: `localhost:${svc.port}` });
-        asks.push(performance.now() - t);
-        if (r.status !== 200) throw new Error(`/tls/ask?domain=${name}: ${r.status}`);
-        t = performance.now();
-        await send(agent, svc.port, 'GET', '/healthz', { Host: `localhost:${svc.port}` });
-        health.push(performance.now() - t);
-      }
-      out.tls = { asks, health };
-      agent.destroy();
-
-      if (sites >= 10_000) {
-        const distinct = Math.min(10_000, sites);
-        const hosts = Array.from({ length: distinct }, (_, i) => {
-          const s = seedSite(i);
-          return new URL(svc!.siteUrl(`${s.group}/${s.slug}`)).host;
-        });
-        log(`scale: ${n(distinct)} sites round-robin against one`);
-        // The one site: the last of them (site 0 was just patched 25 times).
-        const single = hosts.slice(-1);
-        await roundRobin(svc.port, single, 8, 1000); // warm-up
-        const one = await roundRobin(svc.port, single, 8, p.roundRobinMs);
-        await roundRobin(svc.port, hosts, 8, Math.min(p.roundRobinMs, 2000)); // each site's manifest once
-        const many = await roundRobin(svc.port, hosts, 8, p.roundRobinMs);
-        if (one.errors + many.errors > 0) throw new Error(`round-robin: ${one.errors + many.errors} answers were not 200`);
-        out.roundRobin = { one, many: { ...many, distinct } };
-      }
-      out.rss = await rssMb(svc.pid);
-      const last = seedSite(sites - 1);
-      const siteHost = new URL(svc.siteUrl(`${last.group}/${last.slug}`)).hostname;
-      await svc.halt();
-      svc = undefined;
-
-      log('scale: restarts to a site’s first byte');
-      await run(process.execPath, [join(ROOT, 'bin', 'build-server.mjs')], { cwd: ROOT });
-      for (let i = 0; i < p.runs; i++) out.startup.push(await timedStart(dataDir, '/', (port) => `${siteHost}:${port}`));
-    } finally {
-      await svc?.stop();
-    }
-
-    return out;
+    const replay = await replayInChild(dataDir, p.runs);
+    if (projected) await cp(dataDir, projected, { recursive: true });
+    return { ...(await measureService(sites, seeded.events, dataDir, p, log)), replay };
   } finally {
     await rm(seedDir, { recursive: true, force: true });
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The service's rows on a data dir whose read model is projected. */
+async function measureService(sites: number, events: number, dataDir: string, p: ScaleParams, log: (s: string) => void): Promise<Measured> {
+  const out: Measured = { sites, events, listing: new Map(), wireGzip: 0, wirePlain: 0, rss: 0, startup: [] };
+  let svc: RunningService | undefined = await startService({ dataDir });
+  try {
+    const key = await svc.createKey(['--name', 'bench', '--admin']);
+    const auth = { Host: `localhost:${svc.port}`, Authorization: `Bearer ${key}` };
+    const gz = { ...auth, 'Accept-Encoding': 'gzip' };
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const t0 = performance.now();
+    for (;;) {
+      const r = await send(agent, svc.port, 'GET', '/api/sites?limit=1', auth);
+      if (r.status === 200 && (JSON.parse(r.body.toString('utf8')) as { count: number }).count >= sites) break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    log(`scale: the service projected ${n(events)} events in ${fmt((performance.now() - t0) / 1000)} s`);
+
+    for (const q of LISTINGS) {
+      const times: number[] = [];
+      for (let i = 0; i < p.queriesEach + 5; i++) {
+        const t = performance.now();
+        const r = await send(agent, svc.port, 'GET', q.path, gz);
+        const ms = performance.now() - t;
+        if (r.status !== 200) throw new Error(`${q.path}: ${r.status}`);
+        if (i >= 5) times.push(ms);
+      }
+      out.listing.set(q.label, times);
+    }
+    const plain = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, auth);
+    const packed = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
+    out.wirePlain = plain.bytes;
+    out.wireGzip = packed.bytes;
+    const etag = String(packed.headers.etag);
+    const revalidated: number[] = [];
+    for (let i = 0; i < p.queriesEach; i++) {
+      const t = performance.now();
+      const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, { ...gz, 'If-None-Match': etag });
+      revalidated.push(performance.now() - t);
+      if (r.status !== 304) throw new Error(`revalidation answered ${r.status}`);
+    }
+    out.listing.set(REVALIDATED, revalidated);
+
+    // A title patch before each query: the listing is made afresh (from the kept tree).
+    const site = seedSite(0);
+    const afterWrite: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const patched = await send(agent, svc.port, 'PATCH', `/ingest/sites/${site.group}/${site.slug}`, auth, JSON.stringify({ title: `${site.title} ${i}` }));
+      if (patched.status !== 200) throw new Error(`patch: ${patched.status} ${patched.body.toString('utf8')}`);
+      const t = performance.now();
+      const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
+      afterWrite.push(performance.now() - t);
+      if (r.status !== 200) throw new Error(`listing after a write: ${r.status}`);
+      if (!gunzipSync(r.body).includes(`"title":"${site.title} ${i}"`)) throw new Error('the listing after a write misses the write');
+    }
+    out.listing.set(AFTER_WRITE, afterWrite);
+
+    // GET /tls/ask for live sites' names (as Caddy asks on a first handshake), each beside a
+    // GET /healthz on the same connection: the reference is the HTTP round trip itself.
+    const asks: number[] = [];
+    const health: number[] = [];
+    for (let i = 0; i < Math.min(2000, sites * 2); i++) {
+      const s = seedSite((i * 7919) % sites);
+      const name = new URL(svc.siteUrl(`${s.group}/${s.slug}`)).hostname;
+      let t = performance.now();
+      const r = await send(agent, svc.port, 'GET', `/tls/ask?domain=${encodeURIComponent(name)}`, { Host: `localhost:${svc.port}` });
+      asks.push(performance.now() - t);
+      if (r.status !== 200) throw new Error(`/tls/ask?domain=${name}: ${r.status}`);
+      t = performance.now();
+      await send(agent, svc.port, 'GET', '/healthz', { Host: `localhost:${svc.port}` });
+      health.push(performance.now() - t);
+    }
+    out.tls = { asks, health };
+    agent.destroy();
+
+    if (sites >= 10_000) {
+      const distinct = Math.min(10_000, sites);
+      const hosts = Array.from({ length: distinct }, (_, i) => {
+        const s = seedSite(i);
+        return new URL(svc!.siteUrl(`${s.group}/${s.slug}`)).host;
+      });
+      log(`scale: ${n(distinct)} sites round-robin against one`);
+      // The one site: the last of them (site 0 was just patched 25 times).
+      const single = hosts.slice(-1);
+      await roundRobin(svc.port, single, 8, 1000); // warm-up
+      const one = await roundRobin(svc.port, single, 8, p.roundRobinMs);
+      await roundRobin(svc.port, hosts, 8, Math.min(p.roundRobinMs, 2000)); // each site's manifest once
+      const many = await roundRobin(svc.port, hosts, 8, p.roundRobinMs);
+      if (one.errors + many.errors > 0) throw new Error(`round-robin: ${one.errors + many.errors} answers were not 200`);
+      out.roundRobin = { one, many: { ...many, distinct } };
+    }
+    out.rss = await rssMb(svc.pid);
+    const last = seedSite(sites - 1);
+    const siteHost = new URL(svc.siteUrl(`${last.group}/${last.slug}`)).hostname;
+    await svc.halt();
+    svc = undefined;
+
+    log('scale: restarts to a site’s first byte');
+    await run(process.execPath, [join(ROOT, 'bin', 'build-server.mjs')], { cwd: ROOT });
+    for (let i = 0; i < p.runs; i++) out.startup.push(await timedStart(dataDir, '/', (port) => `${siteHost}:${port}`));
+  } finally {
+    await svc?.stop();
+  }
+  return out;
 }
 
 /** `cpu`: per run, the CPU milliseconds of the raw read and of the replay (on a shared machine the wall times also hold the waits for a core). */

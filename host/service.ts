@@ -28,6 +28,7 @@ import { recordKeyUse } from '../app/keys/record-key-use.ts';
 import { purgeExpired } from '../app/jobs/purge-expired.ts';
 import { ManifestCache } from '../app/queries/manifest-cache.ts';
 import { ListingTree } from '../app/queries/listing-tree.ts';
+import { FilteredTrees } from '../app/queries/filtered-tree.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
 import { classifyHost } from '../domain/hosts.ts';
@@ -151,6 +152,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     shapes,
     listings: new SiteListCache(LISTING_CACHE_BYTES),
     listingTree: new ListingTree(stack.readModel, (doc, admin) => shapes.json(doc, admin)),
+    filteredTrees: new FilteredTrees(stack.readModel, (doc, admin) => shapes.json(doc, admin)),
     activity: stack.activity,
     webhooks: stack.webhooks,
     webhookOutbound,

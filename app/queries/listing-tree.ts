@@ -1,6 +1,6 @@
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { Queries } from '../../projections/queries.ts';
-import { childPath, ROOT, siteNamed, sitePathIn, type TreeGroup, type TreeNodeDoc, type TreeSite, type VersionedTreeNode } from '../../projections/site-tree.ts';
+import { childPath, parentOf, ROOT, siteNamed, sitePathIn, type TreeGroup, type TreeNodeDoc, type TreeSite, type VersionedTreeNode } from '../../projections/site-tree.ts';
 import { compressed, stored, type Segment } from './gzip-segments.ts';
 
 /**
@@ -17,9 +17,10 @@ const CHUNK_MASK = 63;
 /** ...or after this many, whichever comes first. */
 const CHUNK_MAX = 256;
 
-const COMMA = stored(Buffer.from(','));
-const SITES_OPEN = stored(Buffer.from('],"sites":['));
-const NODE_CLOSE = stored(Buffer.from(']}'));
+export const COMMA = stored(Buffer.from(','));
+export const SITES_OPEN = stored(Buffer.from('],"sites":['));
+export const NODE_CLOSE = stored(Buffer.from(']}'));
+const EMPTY_SITES_CLOSE = stored(Buffer.from('],"sites":[]}'));
 
 /** A node as rendered for one variant: valid while the node and its parent (its landing site's entry) keep their versions. */
 type Rendered = {
@@ -31,6 +32,8 @@ type Rendered = {
   readonly tail: readonly Segment[];
   /** The node's child groups shown in this variant, in order. */
   readonly children: readonly string[];
+  /** Whether its head shows the group's landing site. */
+  readonly landing: boolean;
   /** Compressed chunks of the node's sites by signature, reused across versions. */
   readonly chunks: Map<string, Segment>;
 };
@@ -84,6 +87,32 @@ export class ListingTree {
    * it changes, everything is rendered again.
    */
   async segments(variant: TreeVariant, probe: string): Promise<Segment[]> {
+    const out: Segment[] = [];
+    await this.render(this.rendersOf(variant, probe), variant, ROOT, undefined, out);
+    return out;
+  }
+
+  /**
+   * The tree of a listing filtered by `group` alone (spec §5: the group's subtree and the site
+   * whose path is the group's), from the same kept pieces as the whole tree: the group's node
+   * as the whole tree shows it, inside bare nodes for its ancestors; and the number of sites
+   * it shows. Undefined when the group shows no site of its own subtree (then its answer is at
+   * most one site, arranged otherwise: FilteredTrees).
+   */
+  async groupSegments(group: string, variant: TreeVariant, probe: string): Promise<{ segments: Segment[]; count: number } | undefined> {
+    const here = this.nodes.get(group);
+    const shown = here ? (variant.hidden ? here.node.live : here.node.visible) : 0;
+    if (group === ROOT || !here || shown === 0) return undefined;
+    const ancestors: string[] = [];
+    for (let p = parentOf(group); p !== undefined; p = parentOf(p)) ancestors.unshift(p);
+    const renders = this.rendersOf(variant, probe);
+    const out: Segment[] = ancestors.map((path) => stored(Buffer.from(`{"name":${JSON.stringify(nameOf(path))},"path":${JSON.stringify(path)},"groups":[`)));
+    await this.render(renders, variant, group, this.nodes.get(ancestors[ancestors.length - 1]!), out);
+    for (const _ of ancestors) out.push(EMPTY_SITES_CLOSE);
+    return { segments: out, count: shown + (renders.get(group)!.landing ? 1 : 0) };
+  }
+
+  private rendersOf(variant: TreeVariant, probe: string): Map<string, Rendered> {
     if (probe !== this.probe) {
       this.renders.clear();
       this.probe = probe;
@@ -91,9 +120,7 @@ export class ListingTree {
     const key = `${variant.hidden ? 'h' : 'v'}${variant.admin ? 'a' : 'm'}`;
     let renders = this.renders.get(key);
     if (!renders) this.renders.set(key, (renders = new Map()));
-    const out: Segment[] = [];
-    await this.render(renders, variant, ROOT, undefined, out);
-    return out;
+    return renders;
   }
 
   private async render(renders: Map<string, Rendered>, variant: TreeVariant, path: string, parent: VersionedTreeNode | undefined, out: Segment[]): Promise<void> {
@@ -117,7 +144,7 @@ export class ListingTree {
     const shown = (s: TreeSite) => variant.hidden || !s.hidden;
     const children = node.groups.filter((g: TreeGroup) => (variant.hidden ? g.live : g.visible) > 0).map((g) => g.name);
     const childNames = new Set(children);
-    const name = node.path === ROOT ? '' : node.path.slice(node.path.lastIndexOf('/') + 1);
+    const name = nameOf(node.path);
     // The group's landing site (the site whose full path is the group's) is an entry of the parent's node.
     const landing = parent ? siteNamed(parent.node, name) : undefined;
     const listed = node.sites.filter((s) => shown(s) && !childNames.has(s.slug));
@@ -169,9 +196,11 @@ export class ListingTree {
       tail.push(chunk);
     });
     tail.push(NODE_CLOSE);
-    return { version: here.version, parentVersion: parent?.version ?? '', head, tail, children, chunks };
+    return { version: here.version, parentVersion: parent?.version ?? '', head, tail, children, landing: landingBytes !== undefined, chunks };
   }
 }
+
+const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
 /** FNV-1a of a slug: where chunks end depends on the sites' own names, so an insertion moves one boundary at most. */
 function slugHash(slug: string): number {
@@ -180,9 +209,10 @@ function slugHash(slug: string): number {
   return h >>> 0;
 }
 
-function chunked(sites: readonly TreeSite[]): TreeSite[][] {
-  const runs: TreeSite[][] = [];
-  let run: TreeSite[] = [];
+/** A node's sites (in order) cut into chunks: where one ends depends on its last site alone. */
+export function chunked<S extends { readonly slug: string }>(sites: readonly S[]): S[][] {
+  const runs: S[][] = [];
+  let run: S[] = [];
   for (const s of sites) {
     run.push(s);
     if ((slugHash(s.slug) & CHUNK_MASK) === 0 || run.length >= CHUNK_MAX) {

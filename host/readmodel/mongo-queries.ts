@@ -50,6 +50,9 @@ export function siteListQuery(query: SiteQuery): FindSpec {
 /** What `listSites` reads of each match: the index alone answers it when there is no filter but hidden. */
 export const SITE_REF_PROJECTION: Document = { _id: 0, path: 1, revision: 1 };
 
+/** What `siteMatches` reads of each match (`SiteRef`): no document. */
+export const SITE_MATCH_PROJECTION: Document = { _id: 0, path: 1, group: '$grp', slug: 1, revision: 1 };
+
 export const siteByPathQuery = (path: string): FindSpec => ({ filter: { path }, hint: 'site_path' });
 
 /** `siteByDomain`: the site whose `domains` holds this custom domain (spec §15). */

@@ -8,19 +8,14 @@ const ORDER: Record<SiteQuery['sort'], string> = {
   slug: `s.slug ASC, s.path ASC`,
 };
 
-/**
- * The SQL for `listSites`: every filter and the sort run in SQLite; the caller pages the
- * result, because the port also returns every match (for the group tree), so one query
- * serves the page, the count and the tree. It returns (stream, revision) pairs: the adapter
- * keeps parsed documents by revision and reads the JSON only of those it has not seen.
- */
-export function siteListSql(query: SiteQuery): { sql: string; params: Record<string, string> } {
-  const where = [`s.status = 'live'`];
+/** The conditions of `listSites` on `sites s`; `status` is the status condition's left side. */
+function siteFilter(query: SiteQuery, status: string): { where: string[]; params: Record<string, string> } {
+  const where = [`${status} = 'live'`];
   const params: Record<string, string> = {};
   if (!query.includeHidden) where.push('s.hidden = 0');
   if (query.tag !== undefined) {
     params.tag = query.tag;
-    where.push('EXISTS (SELECT 1 FROM site_tags t WHERE t.stream = s.stream AND t.tag = @tag)');
+    where.push('s.stream IN (SELECT t.stream FROM site_tags t WHERE t.tag = @tag)');
   }
   if (query.group) {
     // `grp` in ['G/', 'G0') is every group beneath G ('0' follows '/'), as an index range.
@@ -32,10 +27,33 @@ export function siteListSql(query: SiteQuery): { sql: string; params: Record<str
   const q = normalizedSearch(query.q);
   if (q !== undefined) {
     params.q = q;
+    // The tags' part once for the query (a list subquery), not once per site.
     where.push(
       `(instr(s.title_lc, @q) > 0 OR instr(s.slug, @q) > 0 OR instr(s.grp, @q) > 0 OR instr(s.desc_lc, @q) > 0
-        OR EXISTS (SELECT 1 FROM site_tags t WHERE t.stream = s.stream AND instr(t.tag_lc, @q) > 0))`,
+        OR s.stream IN (SELECT t.stream FROM site_tags t WHERE instr(t.tag_lc, @q) > 0))`,
     );
   }
+  return { where, params };
+}
+
+/**
+ * The SQL for `listSites`: every filter and the sort run in SQLite; the caller pages the
+ * result, because the port also returns every match (for the group tree), so one query
+ * serves the page, the count and the tree. It returns (stream, revision) pairs: the adapter
+ * keeps parsed documents by revision and reads the JSON only of those it has not seen.
+ */
+export function siteListSql(query: SiteQuery): { sql: string; params: Record<string, string> } {
+  const { where, params } = siteFilter(query, 's.status');
   return { sql: `SELECT s.stream, s.revision FROM sites s WHERE ${where.join(' AND ')} ORDER BY ${ORDER[query.sort]}`, params };
+}
+
+/**
+ * The SQL for `siteMatches`: the same selection in no order, led by the filter's own index
+ * (the group's range and path, the tag's entries) rather than by `status`, which every live
+ * site shares (`+` keeps the planner off the indexes that begin with it): a filtered listing
+ * reads its matches' rows, not every site's. A search alone reads every row.
+ */
+export function siteMatchSql(query: SiteQuery): { sql: string; params: Record<string, string> } {
+  const { where, params } = siteFilter(query, '+s.status');
+  return { sql: `SELECT s.path, s.grp AS "group", s.slug, s.revision FROM sites s WHERE ${where.join(' AND ')}`, params };
 }

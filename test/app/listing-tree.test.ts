@@ -37,7 +37,7 @@ async function both(who: Identity, params: Record<string, string>): Promise<{ in
 
 const PATHS = ['docs', 'docs/app', 'docs/api', 'docs/app/v1', 'docs/app/v2', 'team/a/x', 'team/a/y', 'team/b/z', 'team', 'solo', 'x/y/z', 'x/y'];
 
-describe('the unfiltered listing from the kept tree', () => {
+describe('the listing from kept pieces (the unfiltered tree, filtered chunks)', () => {
   it('has the bytes of the listing made whole, for every reader, after every kind of change', async () => {
     const rand = prng(7);
     const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
@@ -47,6 +47,13 @@ describe('the unfiltered listing from the kept tree', () => {
       ['admin', admin, {}],
       ['admin, hidden', admin, { hidden: 'true' }],
       ['admin, hidden, page 2 by title', admin, { hidden: 'true', sort: 'title', limit: '3', offset: '2' }],
+      // Filtered: the tree of the matches from kept chunks (FilteredTrees).
+      ['viewer, group team', viewer, { group: 'team' }],
+      ['admin, hidden, group docs/app', admin, { hidden: 'true', group: 'docs/app' }],
+      ['viewer, a site path as group', viewer, { group: 'x/y' }],
+      ['admin, hidden, tag a', admin, { hidden: 'true', tag: 'a' }],
+      ['viewer, q p', viewer, { q: 'p' }],
+      ['admin, q + tag + group, by slug', admin, { q: '1', tag: 'b', group: 'docs', sort: 'slug', limit: '2' }],
     ];
     let lastTag = '';
     let lastBody = '';

@@ -129,6 +129,7 @@ export async function createService(config: Config, options: { project: 'run' | 
       : undefined;
   if (sender) projector.onCommitted(() => sender.projected());
   const shapes = new SiteShapes(siteUrl);
+  const listingTree = new ListingTree(stack.readModel, (doc, admin) => shapes.json(doc, admin));
   const deps: AppDeps = {
     events: stack.events,
     queries: stack.readModel,
@@ -151,8 +152,8 @@ export async function createService(config: Config, options: { project: 'run' | 
     manifests: new ManifestCache(stack.blobs),
     shapes,
     listings: new SiteListCache(LISTING_CACHE_BYTES),
-    listingTree: new ListingTree(stack.readModel, (doc, admin) => shapes.json(doc, admin)),
-    filteredTrees: new FilteredTrees(stack.readModel, (doc, admin) => shapes.json(doc, admin)),
+    listingTree,
+    filteredTrees: new FilteredTrees(stack.readModel, listingTree, (doc, admin) => shapes.json(doc, admin)),
     activity: stack.activity,
     webhooks: stack.webhooks,
     webhookOutbound,

@@ -49,11 +49,12 @@ export interface Queries {
   /** The page of `listSites(query)` alone: no count, no list of every match (an unfiltered listing takes those from the tree). */
   sitePage(query: SiteQuery): Promise<SiteDoc[]>;
   /**
-   * Every live site `listSites(query)` matches, in any order, without its document: the tree
-   * of a filtered listing, which keeps the sites' bytes by path and revision and fetches
-   * (`getSites`) only those it has not made before.
+   * Every live site `listSites(query)` matches, in any order, without its document (among
+   * `paths` alone when given: a kept list of matches brought up to date with the sites that
+   * changed): the tree of a filtered listing, which keeps the sites' bytes by path and
+   * revision and fetches (`getSites`) only those it has not made before.
    */
-  siteMatches(query: SiteQuery): Promise<SiteRef[]>;
+  siteMatches(query: SiteQuery, paths?: readonly string[]): Promise<SiteRef[]>;
   /** The live or quarantined sites at these full paths, in any order; absent ones left out. */
   getSites(paths: readonly string[]): Promise<SiteDoc[]>;
   /**

@@ -1,11 +1,15 @@
 import { LRUCache } from 'lru-cache';
 import type { SiteDoc } from '../../projections/documents.ts';
-import type { Queries, SiteRef } from '../../projections/queries.ts';
+import type { Queries, SiteQuery, SiteRef } from '../../projections/queries.ts';
 import { compressed, stored, type Segment } from './gzip-segments.ts';
-import { chunked, COMMA, NODE_CLOSE, SITES_OPEN, type SiteBytes } from './listing-tree.ts';
+import { chunked, COMMA, NODE_CLOSE, SITES_OPEN, type ListingTree, type SiteBytes } from './listing-tree.ts';
 
 /** Compressed chunks kept, in bytes: the trees of a few dozen filtered listings of 100,000 sites. */
 const CHUNKS_BUDGET = 16 * 1024 * 1024;
+/** Matches kept over all filters (about 150 bytes each). */
+const MATCHES_KEPT = 200_000;
+
+type Matches = { readonly version: string; readonly refs: ReadonlyMap<string, SiteRef> };
 
 type Node = { readonly name: string; readonly path: string; site?: SiteRef; readonly groups: Map<string, Node>; readonly sites: SiteRef[] };
 
@@ -19,18 +23,53 @@ type Node = { readonly name: string; readonly path: string; site?: SiteRef; read
  * compresses only the chunk that holds the changed site, if it matches at all, and no
  * document of any other match. Bounded by bytes, least recently used out.
  *
+ * The matches of each filter are kept too, as of a version of the instance's group tree
+ * (ListingTree), and brought up to date from the sites the tree says changed since: after a
+ * write, the read model is asked about the changed sites alone, not for every match (a
+ * search would read every site's row). Bounded by their number, least recently used out.
+ *
  * Arranged as `buildTree` arranges documents (projections/site-list.ts), to the same bytes.
  */
 export class FilteredTrees {
   private readonly chunks: LRUCache<string, Segment>;
+  private readonly matchesOf = new LRUCache<string, Matches>({ maxSize: MATCHES_KEPT, sizeCalculation: (m) => m.refs.size + 1 });
   private probe = '';
 
   constructor(
-    private readonly queries: Pick<Queries, 'getSites'>,
+    private readonly queries: Pick<Queries, 'getSites' | 'siteMatches'>,
+    private readonly tree: ListingTree,
     private readonly siteBytes: SiteBytes,
     budget = CHUNKS_BUDGET,
   ) {
     this.chunks = new LRUCache<string, Segment>({ maxSize: budget, sizeCalculation: (s) => s.deflated.length + 64 });
+  }
+
+  /**
+   * Every live site `query` matches, as of the group tree's last sync or later (so after
+   * every write that returned before the call). Kept per filter and brought up to date with
+   * the sites changed since; asked whole when the tree's record of changes does not reach
+   * back to the kept version (or nothing is kept). Never changed in place: a request still
+   * arranging an older list is not disturbed.
+   */
+  async matches(query: SiteQuery): Promise<SiteRef[]> {
+    await this.tree.sync();
+    const key = JSON.stringify([query.q ?? null, query.tag ?? null, query.group ?? null, query.includeHidden]);
+    const version = this.tree.synced() ?? '';
+    const kept = this.matchesOf.get(key);
+    const changed = kept ? this.tree.changedSince(kept.version) : undefined;
+    let refs: Map<string, SiteRef>;
+    if (kept && changed) {
+      if (changed.size === 0) return [...kept.refs.values()];
+      const fresh = await this.queries.siteMatches(query, [...changed]);
+      refs = new Map(kept.refs);
+      for (const path of changed) refs.delete(path);
+      for (const r of fresh) refs.set(r.path, r);
+    } else {
+      refs = new Map((await this.queries.siteMatches(query)).map((r) => [r.path, r]));
+    }
+    const now = this.matchesOf.get(key);
+    if (!now || now.version <= version) this.matchesOf.set(key, { version, refs });
+    return [...refs.values()];
   }
 
   /** Compressed chunks held now, in bytes. */

@@ -94,7 +94,7 @@ async function filteredGzip(deps: AppDeps, identity: Identity, query: SiteQuery)
   ]);
   const head = compressed(deps.shapes.pageBytes(page, identity));
   if (group) return gzipOf([head, ...group.segments, stored(Buffer.from(`,"count":${group.count}}`))]);
-  const matches = await deps.queries.siteMatches(query);
+  const matches = await deps.filteredTrees.matches(query);
   const tree = await deps.filteredTrees.segments(matches, variant.admin, probe);
   return gzipOf([head, ...tree, stored(Buffer.from(`,"count":${matches.length}}`))]);
 }

@@ -12,6 +12,9 @@ export type TreeVariant = { readonly hidden: boolean; readonly admin: boolean };
 /** The JSON bytes of a site as `admin` (or not) sees it. */
 export type SiteBytes = (doc: SiteDoc, admin: boolean) => Buffer;
 
+/** Changed sites' paths kept for changedSince, over all the syncs it covers. */
+const CHANGES_KEPT = 20_000;
+
 /** A chunk of a node's `sites` ends after an entry whose slug hashes to 0 modulo this (about this many sites a chunk)... */
 const CHUNK_MASK = 63;
 /** ...or after this many, whichever comes first. */
@@ -53,6 +56,9 @@ export class ListingTree {
   private readonly renders = new Map<string, Map<string, Rendered>>();
   private syncing: Promise<void> = Promise.resolve();
   private probe = '';
+  /** The sites each sync found changed, oldest first, bounded by CHANGES_KEPT paths. */
+  private readonly changes: { readonly from: string; readonly to: string; readonly paths: readonly string[] }[] = [];
+  private logged = 0;
 
   constructor(
     private readonly queries: Pick<Queries, 'siteTree' | 'getSites'>,
@@ -62,12 +68,71 @@ export class ListingTree {
   /** Reads the nodes written since the last sync (every node the first time). Calls are serialized. */
   sync(): Promise<void> {
     const next = this.syncing.then(async () => {
-      const changes = await this.queries.siteTree(this.version);
-      for (const n of changes.nodes) this.nodes.set(n.node.path, n);
-      if (this.version === undefined || changes.version > this.version) this.version = changes.version;
+      const from = this.version;
+      const changes = await this.queries.siteTree(from);
+      const moved = new Set<string>();
+      for (const n of changes.nodes) {
+        if (from !== undefined) this.movedSites(n.node, moved);
+        this.nodes.set(n.node.path, n);
+      }
+      const to = from === undefined || changes.version > from ? changes.version : from;
+      if (from !== undefined && to !== from) this.log(from, to, moved);
+      this.version = to;
     });
     this.syncing = next.catch(() => undefined);
     return next;
+  }
+
+  /** The version of the tree as last synced. */
+  synced(): string | undefined {
+    return this.version;
+  }
+
+  /**
+   * The paths of the sites listed, changed or gone between `version` (a version this copy
+   * was synced to) and the last sync, as far as the kept record of changes goes back;
+   * undefined when it does not go back that far.
+   */
+  changedSince(version: string): ReadonlySet<string> | undefined {
+    if (version === this.version) return new Set();
+    const at = this.changes.findIndex((c) => c.from === version);
+    if (at < 0) return undefined;
+    const out = new Set<string>();
+    for (const c of this.changes.slice(at)) for (const path of c.paths) out.add(path);
+    return out;
+  }
+
+  private log(from: string, to: string, paths: ReadonlySet<string>): void {
+    this.changes.push({ from, to, paths: [...paths] });
+    this.logged += paths.size;
+    while (this.logged > CHANGES_KEPT && this.changes.length > 1) this.logged -= this.changes.shift()!.paths.length;
+  }
+
+  /**
+   * Adds to `out` the sites whose entries differ between the kept node at `node.path` and
+   * `node` (added, removed, another revision or visibility), and every site beneath a child
+   * group the node no longer names (a group that lost its last site is not reported itself),
+   * whose nodes are let go.
+   */
+  private movedSites(node: TreeNodeDoc, out: Set<string>): void {
+    const before = this.nodes.get(node.path)?.node;
+    const old = new Map((before?.sites ?? []).map((s) => [s.slug, s]));
+    for (const s of node.sites) {
+      const was = old.get(s.slug);
+      if (!was || was.revision !== s.revision || was.hidden !== s.hidden) out.add(sitePathIn(node.path, s.slug));
+      old.delete(s.slug);
+    }
+    for (const slug of old.keys()) out.add(sitePathIn(node.path, slug));
+    const named = new Set(node.groups.map((g) => g.name));
+    const gone = (path: string): void => {
+      const kept = this.nodes.get(path)?.node;
+      if (!kept) return;
+      this.nodes.delete(path);
+      for (const renders of this.renders.values()) renders.delete(path);
+      for (const s of kept.sites) out.add(sitePathIn(path, s.slug));
+      for (const g of kept.groups) gone(childPath(path, g.name));
+    };
+    for (const g of before?.groups ?? []) if (!named.has(g.name)) gone(childPath(node.path, g.name));
   }
 
   /** The root node as last synced (counts of the whole listing). */

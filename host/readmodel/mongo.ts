@@ -224,7 +224,17 @@ function mongoReadModel(
       const found = streams.find(spec.filter, { projection: { _id: 0, doc: 1 }, hint: spec.hint, ...(spec.sort ? { sort: spec.sort } : {}), skip: query.offset, limit: query.limit });
       return (await found.toArray()).map((d) => d.doc as SiteDoc);
     },
-    async siteMatches(query) {
+    async siteMatches(query, paths) {
+      if (paths) {
+        // The given sites by the unique path index, filtered as the listing filters.
+        const out: SiteRef[] = [];
+        const spec = siteListQuery(query);
+        for (let i = 0; i < paths.length; i += CHUNK) {
+          const found = streams.find({ ...spec.filter, path: { $in: paths.slice(i, i + CHUNK) } }, { projection: SITE_MATCH_PROJECTION, hint: siteByPathQuery('').hint });
+          for await (const r of found) out.push(r as unknown as SiteRef);
+        }
+        return out;
+      }
       // The listing's own filter and index (group, then tag, first); the order is the index's.
       const spec = siteListQuery(query);
       return (await streams.find(spec.filter, { projection: SITE_MATCH_PROJECTION, hint: spec.hint, ...(spec.sort ? { sort: spec.sort } : {}) }).toArray()) as unknown as SiteRef[];

@@ -51,9 +51,14 @@ export function siteListSql(query: SiteQuery): { sql: string; params: Record<str
  * The SQL for `siteMatches`: the same selection in no order, led by the filter's own index
  * (the group's range and path, the tag's entries) rather than by `status`, which every live
  * site shares (`+` keeps the planner off the indexes that begin with it): a filtered listing
- * reads its matches' rows, not every site's. A search alone reads every row.
+ * reads its matches' rows, not every site's. A search alone reads every row. With `paths`,
+ * those sites' rows alone (by the unique index on `path`).
  */
-export function siteMatchSql(query: SiteQuery): { sql: string; params: Record<string, string> } {
+export function siteMatchSql(query: SiteQuery, paths?: readonly string[]): { sql: string; params: Record<string, string> } {
   const { where, params } = siteFilter(query, '+s.status');
+  if (paths) {
+    params.paths = JSON.stringify(paths);
+    where.unshift('s.path IN (SELECT value FROM json_each(@paths))');
+  }
   return { sql: `SELECT s.path, s.grp AS "group", s.slug, s.revision FROM sites s WHERE ${where.join(' AND ')}`, params };
 }

@@ -176,8 +176,9 @@ export function openSqliteReadModel(file: string, opts: { readonly parsedMax?: n
       const paged = `${sql} LIMIT @limit OFFSET @offset`;
       return readTx(() => siteDocs(db.prepare<[Record<string, string | number>], { stream: string; revision: number }>(paged).all({ ...params, limit: query.limit, offset: query.offset })));
     },
-    async siteMatches(query: SiteQuery) {
-      const { sql, params } = siteMatchSql(query);
+    async siteMatches(query: SiteQuery, paths) {
+      if (paths?.length === 0) return [];
+      const { sql, params } = siteMatchSql(query, paths);
       return db.prepare<[Record<string, string>], SiteRef>(sql).all(params);
     },
     async getSites(paths) {

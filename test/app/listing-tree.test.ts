@@ -1,14 +1,17 @@
 /**
  * The unfiltered listing is made from the group tree the read model keeps from the events
- * and the instance renders in compressed pieces (app/queries/listing-tree.ts). Whatever
- * happens to the sites, its bytes must be exactly those of the listing made whole from every
- * matching document (the way filtered listings are still made), for every audience, and
- * its version must move with every listed change and only then.
+ * and the instance renders in compressed pieces (app/queries/listing-tree.ts); filtered ones
+ * from their matches, kept and brought up to date from the tree's changes, in kept chunks
+ * (app/queries/filtered-tree.ts). Whatever happens to the sites, their bytes must be exactly
+ * those of the listing made whole from every matching document, for every audience, and a
+ * reader's tag must move when that reader's answer changes and only then.
  */
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishSite } from '../../app/publish/publish-site.ts';
+import { FilteredTrees } from '../../app/queries/filtered-tree.ts';
 import { listSites, siteQuery } from '../../app/queries/list-sites.ts';
+import { ListingTree } from '../../app/queries/listing-tree.ts';
 import { patchSite } from '../../app/site-lifecycle/patch.ts';
 import { purgeSite } from '../../app/site-lifecycle/purge.ts';
 import { restoreSite } from '../../app/site-lifecycle/restore.ts';
@@ -92,4 +95,30 @@ describe('the listing from kept pieces (the unfiltered tree, filtered chunks)', 
       }
     }
   }, 120_000);
+
+  it('brings a kept filter up to date from the sites changed since, asking the read model about those alone', async () => {
+    const asked: (readonly string[] | undefined)[] = [];
+    const queries = app.deps.queries;
+    const bytes = (doc: Parameters<typeof app.deps.shapes.json>[0], a: boolean) => app.deps.shapes.json(doc, a);
+    const tree = new ListingTree(queries, bytes);
+    const trees = new FilteredTrees({ getSites: (p) => queries.getSites(p), siteMatches: (q, paths) => (asked.push(paths), queries.siteMatches(q, paths)) }, tree, bytes);
+    const query = siteQuery(parseQuery(SiteQueryParams, { tag: 'kept' }), true);
+    const paths = async () => (await trees.matches(query)).map((r) => r.path).sort();
+    for (const slug of ['k1', 'k2', 'k3']) await publishSite(app.deps, admin, { meta: { group: 'kept', slug, title: slug, tags: ['kept'] }, files: files({ 'index.html': slug }) });
+    expect(await paths()).toEqual(['kept/k1', 'kept/k2', 'kept/k3']);
+    expect(asked).toEqual([undefined]);
+
+    await patchSite(app.deps, admin, { site: 'kept/k2', patch: { tags: ['other'] } });
+    await unpublishSite(app.deps, admin, { site: 'kept/k3' });
+    await publishSite(app.deps, admin, { meta: { group: 'kept/deeper', slug: 'k4', title: 'k4', tags: ['kept'] }, files: files({ 'index.html': 'k4' }) });
+    expect(await paths()).toEqual(['kept/deeper/k4', 'kept/k1']);
+    expect(asked.slice(1).map((p) => [...(p ?? ['(all)'])].sort())).toEqual([['kept/deeper/k4', 'kept/k2', 'kept/k3']]);
+
+    // A group that lost its last site: its sites count as changed.
+    await unpublishSite(app.deps, admin, { site: 'kept/deeper/k4' });
+    expect(await paths()).toEqual(['kept/k1']);
+    expect([...(asked[2] ?? [])]).toEqual(['kept/deeper/k4']);
+    expect(await paths()).toEqual(['kept/k1']);
+    expect(asked).toHaveLength(3);
+  });
 });

@@ -246,7 +246,11 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
         const expected = await Promise.all(all.map(async (d) => ({ path: d.path, group: d.group, slug: d.slug, revision: await model.streamRevision(streamOfPath(d.path)) })));
         const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
         expect([...(await model.siteMatches(q))].sort(byPath), JSON.stringify(q)).toEqual(expected.sort(byPath));
+        // Among given sites alone: those that match, absent and unmatched ones left out.
+        const some = ['decks', 'team/a/deep', 'nope', 'secret'];
+        expect([...(await model.siteMatches(q, some))].sort(byPath), JSON.stringify(q)).toEqual(expected.filter((r) => some.includes(r.path)).sort(byPath));
       }
+      expect(await model.siteMatches(Q, [])).toEqual([]);
       expect(paths(await model.getSites(['decks', 'team/a/deep', 'nope', 'decks/pr-7'])).sort()).toEqual(['decks', 'decks/pr-7', 'team/a/deep']);
 
       // After a reset the tree is rebuilt by the replay.

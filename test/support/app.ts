@@ -71,6 +71,7 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     },
   };
   const shapes = new SiteShapes(siteUrl);
+  const listingTree = new ListingTree(readModel, (doc, admin) => shapes.json(doc, admin));
   (harness as { deps: AppDeps }).deps = {
     events,
     queries: readModel,
@@ -91,8 +92,8 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     manifests: new ManifestCache(blobs),
     shapes,
     listings: new SiteListCache(1_000_000),
-    listingTree: new ListingTree(readModel, (doc, admin) => shapes.json(doc, admin)),
-    filteredTrees: new FilteredTrees(readModel, (doc, admin) => shapes.json(doc, admin)),
+    listingTree,
+    filteredTrees: new FilteredTrees(readModel, listingTree, (doc, admin) => shapes.json(doc, admin)),
     activity,
     webhooks,
     // No request leaves a test: every destination is refused (a webhook test brings its own client).

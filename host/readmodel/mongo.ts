@@ -30,6 +30,7 @@ import {
   siteByDomainQuery,
   siteListQuery,
   SITE_MATCH_PROJECTION,
+  siteMatchesAmongQuery,
   treeSinceQuery,
   siteByPathQuery,
   type FindSpec,
@@ -226,12 +227,10 @@ function mongoReadModel(
     },
     async siteMatches(query, paths) {
       if (paths) {
-        // The given sites by the unique path index, filtered as the listing filters.
         const out: SiteRef[] = [];
-        const spec = siteListQuery(query);
         for (let i = 0; i < paths.length; i += CHUNK) {
-          const found = streams.find({ ...spec.filter, path: { $in: paths.slice(i, i + CHUNK) } }, { projection: SITE_MATCH_PROJECTION, hint: siteByPathQuery('').hint });
-          for await (const r of found) out.push(r as unknown as SiteRef);
+          const spec = siteMatchesAmongQuery(query, paths.slice(i, i + CHUNK));
+          for await (const r of streams.find(spec.filter, { projection: SITE_MATCH_PROJECTION, hint: spec.hint })) out.push(r as unknown as SiteRef);
         }
         return out;
       }

@@ -103,6 +103,12 @@ export class ListingTree {
   }
 
   private log(from: string, to: string, paths: ReadonlySet<string>): void {
+    if (paths.size > CHANGES_KEPT) {
+      // A catch-up that changed more than is kept: nothing before it can be told apart.
+      this.changes.length = 0;
+      this.logged = 0;
+      return;
+    }
     this.changes.push({ from, to, paths: [...paths] });
     this.logged += paths.size;
     while (this.logged > CHANGES_KEPT && this.changes.length > 1) this.logged -= this.changes.shift()!.paths.length;

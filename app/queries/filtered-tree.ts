@@ -72,11 +72,6 @@ export class FilteredTrees {
     return [...refs.values()];
   }
 
-  /** Compressed chunks held now, in bytes. */
-  get bytes(): number {
-    return this.chunks.calculatedSize;
-  }
-
   /**
    * The tree of these matches as `admin` (or anyone else) sees its sites. `probe` names what
    * the sites' bytes depend on besides the sites (their URLs' shape): when it changes, every

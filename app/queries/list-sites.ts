@@ -14,8 +14,9 @@ export type ListingCoding = 'gzip' | 'br' | 'identity';
  * A `GET /api/sites` answer: `tag` names its bytes (a strong validator: a digest of the
  * gzip body, from which the other encodings are made), so a client that holds it is
  * answered 304, and a reader's tag moves only when that reader's own answer changed: a
- * change to a site the reader does not see (a hidden one) leaves it as it was. `body` makes or finds the bytes in
- * an encoding. Both are kept by the listing's version; the route adds the coding to the tag.
+ * change to a site the reader does not see (a hidden one) leaves it as it was. `body`
+ * makes or finds the bytes in an encoding. Both are kept by the listing's version; the
+ * route adds the coding to the tag.
  */
 export type ListingAnswer = {
   tag(): Promise<string>;
@@ -35,10 +36,12 @@ export type ListingAnswer = {
  * Both kinds of listing are gzip assembled from compressed pieces, and the other encodings
  * are made from it. The unfiltered listing's tree (every site) comes from the instance's copy
  * of the group tree (ListingTree), whose pieces are re-made only where a site changed: after
- * a write, it costs the changed group's chunk and the page, not the sites. A filtered one's
- * comes from its matches' addresses (FilteredTrees), in chunks kept by their sites and
- * revisions: after a write, it costs reading its matches' rows and the chunk of the changed
- * site if that matches, not a document, a serialization or a compression per match.
+ * a write, it costs the changed group's chunk and the page, not the sites. A group alone
+ * is that group's part of the same tree. Any other filter's comes from its matches'
+ * addresses, kept per filter and brought up to date from the changed sites (FilteredTrees),
+ * in chunks kept by their sites and revisions: after a write, it costs arranging its matches
+ * and the chunk of the changed site if that matches, not a read, a serialization or a
+ * compression per match.
  */
 export async function listSites(deps: AppDeps, identity: Identity, input: SiteQueryParams): Promise<ListingAnswer> {
   const admin = seesHidden(identity);

@@ -9,15 +9,16 @@ const ORDER: Record<SiteQuery['sort'], string> = {
 };
 
 /**
- * The conditions of `listSites` on `sites s`, in one of two forms of the same selection: for
- * a page read in an index's order until it is full (`ordered`), the tag conditions are asked
- * per site read (a correlated EXISTS: a few hundred key lookups); for every match, once for
- * the query (a list subquery: one read of the tag index), and `status`, which every live site
- * shares, is kept from leading the plan (`+`), so the tag's or the group's index leads.
+ * The conditions of `listSites` on `sites s`, in forms of the same selection for two kinds of
+ * read. One that visits few rows (a page filled in an index's order, given sites) asks the
+ * tag conditions per row (`tagsPerRow`: a correlated EXISTS, a key lookup each); one that
+ * visits every match asks them once for the query (a list subquery: one read of the tag
+ * table). `statusLeads: false` keeps the planner off the indexes that begin with `status`,
+ * which every live site shares (`+`), so the tag's, the group's or the path's index leads.
  */
-function siteFilter(query: SiteQuery, ordered: boolean): { where: string[]; params: Record<string, string> } {
-  const tagged = (test: string) => (ordered ? `EXISTS (SELECT 1 FROM site_tags t WHERE t.stream = s.stream AND ${test})` : `s.stream IN (SELECT t.stream FROM site_tags t WHERE ${test})`);
-  const where = [`${ordered ? '' : '+'}s.status = 'live'`];
+function siteFilter(query: SiteQuery, form: { readonly tagsPerRow: boolean; readonly statusLeads: boolean }): { where: string[]; params: Record<string, string> } {
+  const tagged = (test: string) => (form.tagsPerRow ? `EXISTS (SELECT 1 FROM site_tags t WHERE t.stream = s.stream AND ${test})` : `s.stream IN (SELECT t.stream FROM site_tags t WHERE ${test})`);
+  const where = [`${form.statusLeads ? '' : '+'}s.status = 'live'`];
   const params: Record<string, string> = {};
   if (!query.includeHidden) where.push('s.hidden = 0');
   if (query.tag !== undefined) {
@@ -46,7 +47,7 @@ function siteFilter(query: SiteQuery, ordered: boolean): { where: string[]; para
  * keeps parsed documents by revision and reads the JSON only of those it has not seen.
  */
 export function siteListSql(query: SiteQuery): { sql: string; params: Record<string, string> } {
-  const { where, params } = siteFilter(query, true);
+  const { where, params } = siteFilter(query, { tagsPerRow: true, statusLeads: true });
   return { sql: `SELECT s.stream, s.revision FROM sites s WHERE ${where.join(' AND ')} ORDER BY ${ORDER[query.sort]}`, params };
 }
 
@@ -57,7 +58,7 @@ export function siteListSql(query: SiteQuery): { sql: string; params: Record<str
  * alone (by the unique index on `path`).
  */
 export function siteMatchSql(query: SiteQuery, paths?: readonly string[]): { sql: string; params: Record<string, string> } {
-  const { where, params } = siteFilter(query, false);
+  const { where, params } = siteFilter(query, { tagsPerRow: paths !== undefined, statusLeads: false });
   if (paths) {
     params.paths = JSON.stringify(paths);
     where.unshift('s.path IN (SELECT value FROM json_each(@paths))');

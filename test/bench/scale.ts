@@ -2,9 +2,11 @@
  * The scale section (issue 31): the same costs at 1,000, 10,000 and 100,000 sites, so that
  * the growth of each is a row of its own, and the slope of each from 10,000 to 100,000
  * (log10 of the ratio: 1.0 is linear, 0 flat). At each size the seeded data dir is served
- * by the real service process: `GET /api/sites` (gzip, as a browser asks) before and after a
- * write, revalidated (304), its size on the wire; the service's RSS; a restart to a site's
- * first byte; distinct sites round-robin against one site. Before that, the log is replayed
+ * by the real service process, once its activity and webhook stores have caught up:
+ * `GET /api/sites` (gzip, as a browser asks), each query repeated and each the first time
+ * after a write, revalidated (304), its size on the wire; the service's RSS; a restart to a
+ * site's first byte; distinct sites round-robin against one site; preview pages against the
+ * same sites' live pages. Before that, the log is replayed
  * in a process of its own (replay-child.ts): median of 3 against the raw read, and its peak
  * RSS; the last replay is the read model the service starts with.
  */

@@ -8,6 +8,7 @@ import type { WebhookDeliveries } from '../projections/webhooks.ts';
 import type { SiteShapes } from './contract/site-json.ts';
 import type { PublishGate } from './gate.ts';
 import type { ListingTree } from './queries/listing-tree.ts';
+import type { FilteredTrees } from './queries/filtered-tree.ts';
 import type { ManifestCache } from './queries/manifest-cache.ts';
 import type { SiteListCache } from './queries/site-list-cache.ts';
 
@@ -76,6 +77,8 @@ export type AppDeps = {
   readonly listings: SiteListCache;
   /** The listing's group tree as this instance last read it, rendered in compressed pieces. */
   readonly listingTree: ListingTree;
+  /** The trees of filtered listings, in compressed chunks kept by their sites and revisions. */
+  readonly filteredTrees: FilteredTrees;
   /** The activity log's store (spec §16). */
   readonly activity: ActivityStore;
   /** Webhook subscriptions and deliveries (spec §16). */

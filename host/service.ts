@@ -28,6 +28,7 @@ import { recordKeyUse } from '../app/keys/record-key-use.ts';
 import { purgeExpired } from '../app/jobs/purge-expired.ts';
 import { ManifestCache } from '../app/queries/manifest-cache.ts';
 import { ListingTree } from '../app/queries/listing-tree.ts';
+import { FilteredTrees } from '../app/queries/filtered-tree.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
 import { parseSitePath, type SiteAddress } from '../domain/paths.ts';
@@ -127,6 +128,7 @@ export async function createService(config: Config, options: { project: 'run' | 
       : undefined;
   if (sender) projector.onCommitted(() => sender.projected());
   const shapes = new SiteShapes(siteUrl);
+  const listingTree = new ListingTree(stack.readModel, (doc, admin) => shapes.json(doc, admin));
   const deps: AppDeps = {
     events: stack.events,
     queries: stack.readModel,
@@ -149,7 +151,8 @@ export async function createService(config: Config, options: { project: 'run' | 
     manifests: new ManifestCache(stack.blobs),
     shapes,
     listings: new SiteListCache(LISTING_CACHE_BYTES),
-    listingTree: new ListingTree(stack.readModel, (doc, admin) => shapes.json(doc, admin)),
+    listingTree,
+    filteredTrees: new FilteredTrees(stack.readModel, listingTree, (doc, admin) => shapes.json(doc, admin)),
     activity: stack.activity,
     webhooks: stack.webhooks,
     webhookOutbound,

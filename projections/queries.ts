@@ -24,6 +24,9 @@ export type SiteListResult = {
   readonly all: readonly SiteDoc[];
 };
 
+/** A live site as a filtered listing's tree places it: its address and the revision its document has. */
+export type SiteRef = { readonly path: string; readonly group: string; readonly slug: string; readonly revision: number };
+
 /** The group tree's nodes written after a version, and the version of the whole. */
 export type SiteTreeChanges = {
   /** The listing's version ('' before any site): see `Queries.listingVersion`. */
@@ -45,6 +48,13 @@ export interface Queries {
   listSites(query: SiteQuery): Promise<SiteListResult>;
   /** The page of `listSites(query)` alone: no count, no list of every match (an unfiltered listing takes those from the tree). */
   sitePage(query: SiteQuery): Promise<SiteDoc[]>;
+  /**
+   * Every live site `listSites(query)` matches, in any order, without its document (among
+   * `paths` alone when given: a kept list of matches brought up to date with the sites that
+   * changed): the tree of a filtered listing, which keeps the sites' bytes by path and
+   * revision and fetches (`getSites`) only those it has not made before.
+   */
+  siteMatches(query: SiteQuery, paths?: readonly string[]): Promise<SiteRef[]>;
   /** The live or quarantined sites at these full paths, in any order; absent ones left out. */
   getSites(paths: readonly string[]): Promise<SiteDoc[]>;
   /**

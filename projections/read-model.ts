@@ -3,7 +3,7 @@ import type { ProjectionStore } from './projection-store.ts';
 import type { Queries } from './queries.ts';
 
 export type { ProjectionBatch } from './projection-store.ts';
-export type { SiteListResult, SiteQuery, SiteTreeChanges } from './queries.ts';
+export type { SiteListResult, SiteQuery, SiteRef, SiteTreeChanges } from './queries.ts';
 
 /**
  * One database that plays five ports: the projection store (projector), the queries (use

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gunzipSync } from 'node:zlib';
 import type { Identity } from '../../domain/auth.ts';
 import type { SiteQuery } from '../../projections/queries.ts';
 import { seesHidden } from '../authorize.ts';
@@ -11,18 +11,17 @@ import { compressed, gzipOf, stored } from './gzip-segments.ts';
 export type ListingCoding = 'gzip' | 'br' | 'identity';
 
 /**
- * A `GET /api/sites` answer before its body is made: `tag` names the answer (a strong
- * validator: the listing's version and everything else the bytes depend on), so a client
- * that holds it is answered 304 without any body being made; `body` makes or finds the
- * bytes in an encoding. The tag names the bytes before encoding; the route adds the coding.
+ * A `GET /api/sites` answer: `tag` names its bytes (a strong validator: a digest of the
+ * gzip body, from which the other encodings are made), so a client that holds it is
+ * answered 304, and a reader's tag moves only when that reader's own answer changed: a
+ * change to a site the reader does not see (a hidden one) leaves it as it was. `body`
+ * makes or finds the bytes in an encoding. Both are kept by the listing's version; the
+ * route adds the coding to the tag.
  */
 export type ListingAnswer = {
-  readonly tag: string;
+  tag(): Promise<string>;
   body(coding: ListingCoding): Promise<Buffer>;
 };
-
-/** gzip level of answers compressed whole (filtered listings, made once per version and query). */
-const WHOLE_LEVEL = 4;
 
 /**
  * `GET /api/sites` (spec §5): the page, the group tree of every match and the count, as the
@@ -34,25 +33,30 @@ const WHOLE_LEVEL = 4;
  * (`Queries.listingVersion`), so bodies are kept by all of these and served while the
  * version stays (SiteListCache says why that is exact).
  *
- * The unfiltered listing (every site in the tree) is made from the instance's copy of the
- * group tree (ListingTree), whose pieces are compressed once and re-made only where a site
- * changed: after a write, the answer costs the changed group's chunk and the page, not the
- * sites. Filtered listings are made whole from their matches.
+ * Both kinds of listing are gzip assembled from compressed pieces, and the other encodings
+ * are made from it. The unfiltered listing's tree (every site) comes from the instance's copy
+ * of the group tree (ListingTree), whose pieces are re-made only where a site changed: after
+ * a write, it costs the changed group's chunk and the page, not the sites. A group alone
+ * is that group's part of the same tree. Any other filter's comes from its matches'
+ * addresses, kept per filter and brought up to date from the changed sites (FilteredTrees),
+ * in chunks kept by their sites and revisions: after a write, it costs arranging its matches
+ * and the chunk of the changed site if that matches, not a read, a serialization or a
+ * compression per match.
  */
 export async function listSites(deps: AppDeps, identity: Identity, input: SiteQueryParams): Promise<ListingAnswer> {
   const admin = seesHidden(identity);
   const query = siteQuery(input, admin);
   const key = JSON.stringify([query, deps.shapes.probe(), admin]);
   const version = await deps.queries.listingVersion();
-  const tag = `${version.replace(/^0+/, '') || '0'}-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}`;
   const read = () => deps.queries.listingVersion();
   const filtered = query.q !== undefined || query.tag !== undefined || query.group !== undefined;
-  const gzip = (): Promise<Buffer> =>
-    deps.listings.answer(read, `${key}|gzip`, async () => (filtered ? gzipSync(await whole(), { level: WHOLE_LEVEL }) : unfiltered(deps, identity, query)), version);
-  const whole = (): Promise<Buffer> =>
-    deps.listings.answer(read, `${key}|identity`, async () => (filtered ? deps.shapes.listBody(await deps.queries.listSites(query), identity) : gunzipSync(await gzip())), version);
+  const gzip = (): Promise<Buffer> => deps.listings.answer(read, `${key}|gzip`, () => (filtered ? filteredGzip(deps, identity, query) : unfiltered(deps, identity, query)), version);
+  const whole = (): Promise<Buffer> => deps.listings.answer(read, `${key}|identity`, async () => gunzipSync(await gzip()), version);
   return {
-    tag,
+    async tag() {
+      const digest = await deps.listings.answer(read, `${key}|tag`, async () => Buffer.from(createHash('sha256').update(await gzip()).digest('base64url').slice(0, 22)), version);
+      return digest.toString();
+    },
     body(coding) {
       switch (coding) {
         case 'gzip':
@@ -77,6 +81,25 @@ async function unfiltered(deps: AppDeps, identity: Identity, query: SiteQuery): 
   const head = deps.shapes.pageBytes(page, identity);
   const tree = await deps.listingTree.segments(variant, deps.shapes.probe());
   return gzipOf([compressed(head), ...tree, stored(Buffer.from(`,"count":${deps.listingTree.count(variant)}}`))]);
+}
+
+/**
+ * A filtered listing, gzip-compressed: the page made now; the tree of a group alone from the
+ * whole tree's kept pieces (no read of its sites), any other from the kept chunks of its matches.
+ */
+async function filteredGzip(deps: AppDeps, identity: Identity, query: SiteQuery): Promise<Buffer> {
+  const variant = { hidden: query.includeHidden, admin: seesHidden(identity) };
+  const probe = deps.shapes.probe();
+  const groupAlone = query.group !== undefined && query.q === undefined && query.tag === undefined;
+  const [page, group] = await Promise.all([
+    deps.queries.sitePage(query),
+    groupAlone ? deps.listingTree.sync().then(() => deps.listingTree.groupSegments(query.group!, variant, probe)) : undefined,
+  ]);
+  const head = compressed(deps.shapes.pageBytes(page, identity));
+  if (group) return gzipOf([head, ...group.segments, stored(Buffer.from(`,"count":${group.count}}`))]);
+  const matches = await deps.filteredTrees.matches(query);
+  const tree = await deps.filteredTrees.segments(matches, variant.admin, probe);
+  return gzipOf([head, ...tree, stored(Buffer.from(`,"count":${matches.length}}`))]);
 }
 
 /** The read model's query for these parameters: `hidden=true` is honoured for admins only; for everyone else it is ignored. */

@@ -1,6 +1,6 @@
 import type { SiteDoc } from '../../projections/documents.ts';
 import type { Queries } from '../../projections/queries.ts';
-import { childPath, ROOT, siteNamed, sitePathIn, type TreeGroup, type TreeNodeDoc, type TreeSite, type VersionedTreeNode } from '../../projections/site-tree.ts';
+import { childPath, parentOf, ROOT, siteNamed, sitePathIn, type TreeGroup, type TreeNodeDoc, type TreeSite, type VersionedTreeNode } from '../../projections/site-tree.ts';
 import { compressed, stored, type Segment } from './gzip-segments.ts';
 
 /**
@@ -12,14 +12,18 @@ export type TreeVariant = { readonly hidden: boolean; readonly admin: boolean };
 /** The JSON bytes of a site as `admin` (or not) sees it. */
 export type SiteBytes = (doc: SiteDoc, admin: boolean) => Buffer;
 
+/** Changed sites' paths kept for changedSince, over all the syncs it covers. */
+const CHANGES_KEPT = 20_000;
+
 /** A chunk of a node's `sites` ends after an entry whose slug hashes to 0 modulo this (about this many sites a chunk)... */
 const CHUNK_MASK = 63;
 /** ...or after this many, whichever comes first. */
 const CHUNK_MAX = 256;
 
-const COMMA = stored(Buffer.from(','));
-const SITES_OPEN = stored(Buffer.from('],"sites":['));
-const NODE_CLOSE = stored(Buffer.from(']}'));
+export const COMMA = stored(Buffer.from(','));
+export const SITES_OPEN = stored(Buffer.from('],"sites":['));
+export const NODE_CLOSE = stored(Buffer.from(']}'));
+const EMPTY_SITES_CLOSE = stored(Buffer.from('],"sites":[]}'));
 
 /** A node as rendered for one variant: valid while the node and its parent (its landing site's entry) keep their versions. */
 type Rendered = {
@@ -31,6 +35,8 @@ type Rendered = {
   readonly tail: readonly Segment[];
   /** The node's child groups shown in this variant, in order. */
   readonly children: readonly string[];
+  /** Whether its head shows the group's landing site. */
+  readonly landing: boolean;
   /** Compressed chunks of the node's sites by signature, reused across versions. */
   readonly chunks: Map<string, Segment>;
 };
@@ -50,6 +56,9 @@ export class ListingTree {
   private readonly renders = new Map<string, Map<string, Rendered>>();
   private syncing: Promise<void> = Promise.resolve();
   private probe = '';
+  /** The sites each sync found changed, oldest first, bounded by CHANGES_KEPT paths. */
+  private readonly changes: { readonly from: string; readonly to: string; readonly paths: readonly string[] }[] = [];
+  private logged = 0;
 
   constructor(
     private readonly queries: Pick<Queries, 'siteTree' | 'getSites'>,
@@ -59,12 +68,77 @@ export class ListingTree {
   /** Reads the nodes written since the last sync (every node the first time). Calls are serialized. */
   sync(): Promise<void> {
     const next = this.syncing.then(async () => {
-      const changes = await this.queries.siteTree(this.version);
-      for (const n of changes.nodes) this.nodes.set(n.node.path, n);
-      if (this.version === undefined || changes.version > this.version) this.version = changes.version;
+      const from = this.version;
+      const changes = await this.queries.siteTree(from);
+      const moved = new Set<string>();
+      for (const n of changes.nodes) {
+        if (from !== undefined) this.movedSites(n.node, moved);
+        this.nodes.set(n.node.path, n);
+      }
+      const to = from === undefined || changes.version > from ? changes.version : from;
+      if (from !== undefined && to !== from) this.log(from, to, moved);
+      this.version = to;
     });
     this.syncing = next.catch(() => undefined);
     return next;
+  }
+
+  /** The version of the tree as last synced. */
+  synced(): string | undefined {
+    return this.version;
+  }
+
+  /**
+   * The paths of the sites listed, changed or gone between `version` (a version this copy
+   * was synced to) and the last sync, as far as the kept record of changes goes back;
+   * undefined when it does not go back that far.
+   */
+  changedSince(version: string): ReadonlySet<string> | undefined {
+    if (version === this.version) return new Set();
+    const at = this.changes.findIndex((c) => c.from === version);
+    if (at < 0) return undefined;
+    const out = new Set<string>();
+    for (const c of this.changes.slice(at)) for (const path of c.paths) out.add(path);
+    return out;
+  }
+
+  private log(from: string, to: string, paths: ReadonlySet<string>): void {
+    if (paths.size > CHANGES_KEPT) {
+      // A catch-up that changed more than is kept: nothing before it can be told apart.
+      this.changes.length = 0;
+      this.logged = 0;
+      return;
+    }
+    this.changes.push({ from, to, paths: [...paths] });
+    this.logged += paths.size;
+    while (this.logged > CHANGES_KEPT && this.changes.length > 1) this.logged -= this.changes.shift()!.paths.length;
+  }
+
+  /**
+   * Adds to `out` the sites whose entries differ between the kept node at `node.path` and
+   * `node` (added, removed, another revision or visibility), and every site beneath a child
+   * group the node no longer names (a group that lost its last site is not reported itself),
+   * whose nodes are let go.
+   */
+  private movedSites(node: TreeNodeDoc, out: Set<string>): void {
+    const before = this.nodes.get(node.path)?.node;
+    const old = new Map((before?.sites ?? []).map((s) => [s.slug, s]));
+    for (const s of node.sites) {
+      const was = old.get(s.slug);
+      if (!was || was.revision !== s.revision || was.hidden !== s.hidden) out.add(sitePathIn(node.path, s.slug));
+      old.delete(s.slug);
+    }
+    for (const slug of old.keys()) out.add(sitePathIn(node.path, slug));
+    const named = new Set(node.groups.map((g) => g.name));
+    const gone = (path: string): void => {
+      const kept = this.nodes.get(path)?.node;
+      if (!kept) return;
+      this.nodes.delete(path);
+      for (const renders of this.renders.values()) renders.delete(path);
+      for (const s of kept.sites) out.add(sitePathIn(path, s.slug));
+      for (const g of kept.groups) gone(childPath(path, g.name));
+    };
+    for (const g of before?.groups ?? []) if (!named.has(g.name)) gone(childPath(node.path, g.name));
   }
 
   /** The root node as last synced (counts of the whole listing). */
@@ -84,6 +158,32 @@ export class ListingTree {
    * it changes, everything is rendered again.
    */
   async segments(variant: TreeVariant, probe: string): Promise<Segment[]> {
+    const out: Segment[] = [];
+    await this.render(this.rendersOf(variant, probe), variant, ROOT, undefined, out);
+    return out;
+  }
+
+  /**
+   * The tree of a listing filtered by `group` alone (spec §5: the group's subtree and the site
+   * whose path is the group's), from the same kept pieces as the whole tree: the group's node
+   * as the whole tree shows it, inside bare nodes for its ancestors; and the number of sites
+   * it shows. Undefined when the group shows no site of its own subtree (then its answer is at
+   * most one site, arranged otherwise: FilteredTrees).
+   */
+  async groupSegments(group: string, variant: TreeVariant, probe: string): Promise<{ segments: Segment[]; count: number } | undefined> {
+    const here = this.nodes.get(group);
+    const shown = here ? (variant.hidden ? here.node.live : here.node.visible) : 0;
+    if (group === ROOT || !here || shown === 0) return undefined;
+    const ancestors: string[] = [];
+    for (let p = parentOf(group); p !== undefined; p = parentOf(p)) ancestors.unshift(p);
+    const renders = this.rendersOf(variant, probe);
+    const out: Segment[] = ancestors.map((path) => stored(Buffer.from(`{"name":${JSON.stringify(nameOf(path))},"path":${JSON.stringify(path)},"groups":[`)));
+    await this.render(renders, variant, group, this.nodes.get(ancestors[ancestors.length - 1]!), out);
+    for (const _ of ancestors) out.push(EMPTY_SITES_CLOSE);
+    return { segments: out, count: shown + (renders.get(group)!.landing ? 1 : 0) };
+  }
+
+  private rendersOf(variant: TreeVariant, probe: string): Map<string, Rendered> {
     if (probe !== this.probe) {
       this.renders.clear();
       this.probe = probe;
@@ -91,9 +191,7 @@ export class ListingTree {
     const key = `${variant.hidden ? 'h' : 'v'}${variant.admin ? 'a' : 'm'}`;
     let renders = this.renders.get(key);
     if (!renders) this.renders.set(key, (renders = new Map()));
-    const out: Segment[] = [];
-    await this.render(renders, variant, ROOT, undefined, out);
-    return out;
+    return renders;
   }
 
   private async render(renders: Map<string, Rendered>, variant: TreeVariant, path: string, parent: VersionedTreeNode | undefined, out: Segment[]): Promise<void> {
@@ -117,7 +215,7 @@ export class ListingTree {
     const shown = (s: TreeSite) => variant.hidden || !s.hidden;
     const children = node.groups.filter((g: TreeGroup) => (variant.hidden ? g.live : g.visible) > 0).map((g) => g.name);
     const childNames = new Set(children);
-    const name = node.path === ROOT ? '' : node.path.slice(node.path.lastIndexOf('/') + 1);
+    const name = nameOf(node.path);
     // The group's landing site (the site whose full path is the group's) is an entry of the parent's node.
     const landing = parent ? siteNamed(parent.node, name) : undefined;
     const listed = node.sites.filter((s) => shown(s) && !childNames.has(s.slug));
@@ -169,9 +267,11 @@ export class ListingTree {
       tail.push(chunk);
     });
     tail.push(NODE_CLOSE);
-    return { version: here.version, parentVersion: parent?.version ?? '', head, tail, children, chunks };
+    return { version: here.version, parentVersion: parent?.version ?? '', head, tail, children, landing: landingBytes !== undefined, chunks };
   }
 }
+
+const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
 /** FNV-1a of a slug: where chunks end depends on the sites' own names, so an insertion moves one boundary at most. */
 function slugHash(slug: string): number {
@@ -180,9 +280,10 @@ function slugHash(slug: string): number {
   return h >>> 0;
 }
 
-function chunked(sites: readonly TreeSite[]): TreeSite[][] {
-  const runs: TreeSite[][] = [];
-  let run: TreeSite[] = [];
+/** A node's sites (in order) cut into chunks: where one ends depends on its last site alone. */
+export function chunked<S extends { readonly slug: string }>(sites: readonly S[]): S[][] {
+  const runs: S[][] = [];
+  let run: S[] = [];
   for (const s of sites) {
     run.push(s);
     if ((slugHash(s.slug) & CHUNK_MASK) === 0 || run.length >= CHUNK_MAX) {

@@ -50,6 +50,15 @@ export function siteListQuery(query: SiteQuery): FindSpec {
 /** What `listSites` reads of each match: the index alone answers it when there is no filter but hidden. */
 export const SITE_REF_PROJECTION: Document = { _id: 0, path: 1, revision: 1 };
 
+/** What `siteMatches` reads of each match (`SiteRef`): no document. */
+export const SITE_MATCH_PROJECTION: Document = { _id: 0, path: 1, group: '$grp', slug: 1, revision: 1 };
+
+/** `siteMatches` among given sites: the listing's filter on those paths, by the unique path index. */
+export const siteMatchesAmongQuery = (query: SiteQuery, paths: readonly string[]): FindSpec => ({
+  filter: { ...siteListQuery(query).filter, path: { $in: [...paths] } },
+  hint: siteByPathQuery('').hint,
+});
+
 export const siteByPathQuery = (path: string): FindSpec => ({ filter: { path }, hint: 'site_path' });
 
 /** `siteByDomain`: the site whose `domains` holds this custom domain (spec §15). */

@@ -4,7 +4,7 @@ import { batchFold } from '../../projections/batch.ts';
 import { withLastUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
 import { positionKey } from '../../projections/positions.ts';
 import { kindOfStream } from '../../projections/project.ts';
-import type { ProjectionBatch, ReadModel } from '../../projections/read-model.ts';
+import type { ProjectionBatch, ReadModel, SiteRef } from '../../projections/read-model.ts';
 import { deployCollections, mongoDeploys, type DeployBlobDocument, type DeployDocument } from './mongo-deploys.ts';
 import {
   OBSOLETE_STREAM_INDEXES,
@@ -29,6 +29,8 @@ import {
   quarantinedQuery,
   siteByDomainQuery,
   siteListQuery,
+  SITE_MATCH_PROJECTION,
+  siteMatchesAmongQuery,
   treeSinceQuery,
   siteByPathQuery,
   type FindSpec,
@@ -222,6 +224,19 @@ function mongoReadModel(
       const spec = siteListQuery(query);
       const found = streams.find(spec.filter, { projection: { _id: 0, doc: 1 }, hint: spec.hint, ...(spec.sort ? { sort: spec.sort } : {}), skip: query.offset, limit: query.limit });
       return (await found.toArray()).map((d) => d.doc as SiteDoc);
+    },
+    async siteMatches(query, paths) {
+      if (paths) {
+        const out: SiteRef[] = [];
+        for (let i = 0; i < paths.length; i += CHUNK) {
+          const spec = siteMatchesAmongQuery(query, paths.slice(i, i + CHUNK));
+          for await (const r of streams.find(spec.filter, { projection: SITE_MATCH_PROJECTION, hint: spec.hint })) out.push(r as unknown as SiteRef);
+        }
+        return out;
+      }
+      // The listing's own filter and index (group, then tag, first); the order is the index's.
+      const spec = siteListQuery(query);
+      return (await streams.find(spec.filter, { projection: SITE_MATCH_PROJECTION, hint: spec.hint, ...(spec.sort ? { sort: spec.sort } : {}) }).toArray()) as unknown as SiteRef[];
     },
     async getSites(paths) {
       const out: SiteDoc[] = [];

@@ -5,10 +5,10 @@ import { batchFold, type StreamChange } from '../../projections/batch.ts';
 import { positionKey } from '../../projections/positions.ts';
 import { applyTreeChanges, treeChangesOf, treeNodesOf, type TreeNodeDoc } from '../../projections/site-tree.ts';
 import { withLastUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
-import type { ReadModel, SiteListResult, SiteQuery } from '../../projections/read-model.ts';
+import type { ReadModel, SiteListResult, SiteQuery, SiteRef } from '../../projections/read-model.ts';
 import { sqliteDeploys } from './sqlite-deploys.ts';
 import { PROJECTED_TABLES, SCHEMA, SCHEMA_VERSION, SITE_INDEXES } from './sqlite-schema.ts';
-import { siteListSql } from './sqlite-queries.ts';
+import { siteListSql, siteMatchSql } from './sqlite-queries.ts';
 import { prepareStatements, type DocRow, type UsedRow } from './sqlite-statements.ts';
 import { sqliteWriter } from './sqlite-write.ts';
 
@@ -175,6 +175,11 @@ export function openSqliteReadModel(file: string, opts: { readonly parsedMax?: n
       const { sql, params } = siteListSql(query);
       const paged = `${sql} LIMIT @limit OFFSET @offset`;
       return readTx(() => siteDocs(db.prepare<[Record<string, string | number>], { stream: string; revision: number }>(paged).all({ ...params, limit: query.limit, offset: query.offset })));
+    },
+    async siteMatches(query: SiteQuery, paths) {
+      if (paths?.length === 0) return [];
+      const { sql, params } = siteMatchSql(query, paths);
+      return db.prepare<[Record<string, string>], SiteRef>(sql).all(params);
     },
     async getSites(paths) {
       if (paths.length === 0) return [];

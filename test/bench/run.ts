@@ -66,7 +66,10 @@ if (only.has('scale')) {
   const rounds = (sites: number) => (sites >= 100_000 ? 8 : sites >= 10_000 ? 10 : 1);
   // BENCH_SCALE_SEEDED=100000=/dev/shm/dir,…: data dirs seeded before (seed.ts, same size and rounds), copied instead of seeded again.
   const seededDirs = new Map((env.BENCH_SCALE_SEEDED ?? '').split(',').filter(Boolean).map((kv) => [Number(kv.split('=')[0]), kv.slice(kv.indexOf('=') + 1)] as const));
-  rows.push(...(await benchScale({ sizes, rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50), runs: params.runs, roundRobinMs: full ? 5000 : 3000, seeded: (sites) => seededDirs.get(sites) }, log)));
+  // BENCH_SCALE_PROJECTED=100000=/dev/shm/dir,…: a data dir with its read model projected: copied (no replay) when it exists, else made after the replays.
+  const projectedDirs = new Map((env.BENCH_SCALE_PROJECTED ?? '').split(',').filter(Boolean).map((kv) => [Number(kv.split('=')[0]), kv.slice(kv.indexOf('=') + 1)] as const));
+  const scale = { sizes, rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50), runs: params.runs, roundRobinMs: full ? 5000 : 3000 };
+  rows.push(...(await benchScale({ ...scale, seeded: (sites) => seededDirs.get(sites), projected: (sites) => projectedDirs.get(sites) }, log)));
 }
 
 const text = [

@@ -2,9 +2,11 @@
  * The scale section (issue 31): the same costs at 1,000, 10,000 and 100,000 sites, so that
  * the growth of each is a row of its own, and the slope of each from 10,000 to 100,000
  * (log10 of the ratio: 1.0 is linear, 0 flat). At each size the seeded data dir is served
- * by the real service process: `GET /api/sites` (gzip, as a browser asks) before and after a
- * write, revalidated (304), its size on the wire; the service's RSS; a restart to a site's
- * first byte; distinct sites round-robin against one site. Before that, the log is replayed
+ * by the real service process, once its activity and webhook stores have caught up:
+ * `GET /api/sites` (gzip, as a browser asks), each query repeated and each the first time
+ * after a write, revalidated (304), its size on the wire; the service's RSS; a restart to a
+ * site's first byte; distinct sites round-robin against one site; preview pages against the
+ * same sites' live pages. Before that, the log is replayed
  * in a process of its own (replay-child.ts): median of 3 against the raw read, and its peak
  * RSS; the last replay is the read model the service starts with.
  */
@@ -16,8 +18,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { openSqliteActivityStore } from '../../host/activity/sqlite.ts';
 import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
+import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
+import { openSqliteWebhookDeliveries } from '../../host/webhooks/sqlite.ts';
 import { percentile } from '../support/load.ts';
+import { putPreview, variantUrl } from '../support/previews.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { seedSite, seedSites } from './seed.ts';
 import { timedStart } from './startup.ts';
@@ -37,6 +43,12 @@ export type ScaleParams = {
   readonly roundRobinMs: number;
   /** A data dir seeded before (seedSites with this size and rounds), copied instead of seeding again: to measure again. */
   readonly seeded?: (sites: number) => string | undefined;
+  /**
+   * A data dir with the read model projected, for iterating on the service's rows: when it
+   * exists it is copied and the replays are skipped (no replay row); when it does not, the data
+   * dir is copied there after the replays.
+   */
+  readonly projected?: (sites: number) => string | undefined;
 };
 
 type Answer = { status: number; headers: Record<string, string | string[] | undefined>; bytes: number; body: Buffer };
@@ -69,6 +81,29 @@ async function eventCount(dataDir: string): Promise<number> {
     }
   } finally {
     await events.close();
+  }
+}
+
+/**
+ * Waits until the activity and webhook stores have the read model's checkpoint. The replay
+ * fills the read model alone, so a service started on that data dir fills the other two from
+ * the whole log, in windows that share its event loop: measured meanwhile, every request
+ * (`/healthz` too) waited for them (p99 65 ms at 100,000 sites). A running service keeps them
+ * at the read model's position, as it is measured here.
+ */
+async function sidesCaughtUp(dataDir: string): Promise<void> {
+  const readModel = openSqliteReadModel(join(dataDir, 'readmodel.sqlite'));
+  const sides = [openSqliteActivityStore(join(dataDir, 'activity.sqlite')), openSqliteWebhookDeliveries(join(dataDir, 'webhooks.sqlite'))];
+  try {
+    for (;;) {
+      const at = await readModel.checkpoint();
+      const behind = await Promise.all(sides.map(async (s) => (await s.checkpoint()) !== at));
+      if (!behind.includes(true)) return;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  } finally {
+    await readModel.close();
+    for (const s of sides) await s.close();
   }
 }
 
@@ -117,7 +152,54 @@ type Measured = {
   replay?: ReplayFigures;
   tls?: { asks: number[]; health: number[] };
   roundRobin?: { one: { rps: number; times: number[] }; many: { rps: number; times: number[]; distinct: number } };
+  previews?: PreviewFigures;
 };
+
+/** `ratios`: each round's preview rate against the live round just before it. */
+type PreviewFigures = { count: number; live: { rps: number; times: number[] }; preview: { rps: number; times: number[] }; ratios: number[] };
+
+/** Sites given a preview in the preview row, spread over the whole range. */
+const PREVIEWS = 200;
+/** Alternating rounds (live, then preview) of the preview row; the row's ratio is their median. */
+const PREVIEW_ROUNDS = 5;
+
+/**
+ * A preview page against the live page at this many sites (spec §14, as the serving section
+ * compares them on one site): `PREVIEWS` sites get a preview `pr-1` of their own live page,
+ * then their preview hosts and their live hosts are requested round-robin, in alternating
+ * rounds, so both meet the same machine.
+ */
+async function previewPages(svc: RunningService, key: string, sites: number, ms: number, log: (s: string) => void): Promise<PreviewFigures> {
+  log(`scale: ${PREVIEWS} previews against their live pages`);
+  const paths = Array.from({ length: Math.min(PREVIEWS, sites) }, (_, i) => {
+    const s = seedSite(Math.floor((i * sites) / PREVIEWS) + 1);
+    return `${s.group}/${s.slug}`;
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const live: string[] = [];
+  const previews: string[] = [];
+  for (const path of paths) {
+    const host = new URL(svc.siteUrl(path)).host;
+    const page = await send(agent, svc.port, 'GET', '/', { Host: host });
+    if (page.status !== 200) throw new Error(`${path}: ${page.status}`);
+    const put = await putPreview(svc.url, key, path, 'pr-1', { files: { 'index.html': page.body.toString('utf8') } });
+    if (put.status !== 200) throw new Error(`preview of ${path}: ${put.status}`);
+    live.push(host);
+    previews.push(new URL(variantUrl(svc.port, path, 'pr-1')).host);
+  }
+  agent.destroy();
+  await roundRobin(svc.port, live, 8, 1000); // warm-up: each host looked up once
+  await roundRobin(svc.port, previews, 8, 1000);
+  const rounds = { live: [] as Awaited<ReturnType<typeof roundRobin>>[], preview: [] as Awaited<ReturnType<typeof roundRobin>>[] };
+  for (let i = 0; i < PREVIEW_ROUNDS; i++) {
+    rounds.live.push(await roundRobin(svc.port, live, 8, ms / 2));
+    rounds.preview.push(await roundRobin(svc.port, previews, 8, ms / 2));
+  }
+  const errors = [...rounds.live, ...rounds.preview].reduce((sum, r) => sum + r.errors, 0);
+  if (errors > 0) throw new Error(`previews: ${errors} answers were not 200`);
+  const merge = (rs: Awaited<ReturnType<typeof roundRobin>>[]) => ({ rps: median(rs.map((r) => r.rps)), times: rs.flatMap((r) => r.times) });
+  return { count: paths.length, live: merge(rounds.live), preview: merge(rounds.preview), ratios: rounds.preview.map((r, i) => r.rps / rounds.live[i]!.rps) };
+}
 
 const LISTINGS = [
   { label: 'no filter (first 50; tree of all)', path: '/api/sites?limit=50' },
@@ -134,123 +216,141 @@ async function measureSize(sites: number, p: ScaleParams, log: (s: string) => vo
   const dataDir = await mkdtemp(join(tmpdir(), 'sites-bench-scale-'));
   try {
     const rounds = p.rounds(sites);
+    const projected = p.projected?.(sites);
+    if (projected && existsSync(projected)) {
+      log(`scale: copying ${projected} (projected before; no replay)`);
+      await cp(projected, dataDir, { recursive: true });
+      return await measureService(sites, await eventCount(projected), dataDir, p, log);
+    }
     const kept = p.seeded?.(sites);
     log(kept ? `scale: copying ${kept} (seeded before)` : `scale: seeding ${n(sites)} sites × ${rounds} publishes`);
     const seeded = kept ? { ms: 0, events: await eventCount(kept) } : await seedSites(seedDir, sites, rounds);
     await cp(kept ?? seedDir, dataDir, { recursive: true });
     await rm(seedDir, { recursive: true, force: true });
     log(`scale: seeded ${n(seeded.events)} events in ${fmt(seeded.ms / 1000)} s`);
-    const out: Measured = { sites, events: seeded.events, listing: new Map(), wireGzip: 0, wirePlain: 0, rss: 0, startup: [] };
     // The replays first: they leave the read model projected, so the service starts caught up
     // (projecting a million events at start would outlast the CLI's wait for its key).
     log(`scale: replaying ${n(seeded.events)} events (${p.runs} runs, in a process of its own)`);
-    out.replay = await replayInChild(dataDir, p.runs);
-
-    let svc: RunningService | undefined = await startService({ dataDir });
-    try {
-      const key = await svc.createKey(['--name', 'bench', '--admin']);
-      const auth = { Host: `localhost:${svc.port}`, Authorization: `Bearer ${key}` };
-      const gz = { ...auth, 'Accept-Encoding': 'gzip' };
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      const t0 = performance.now();
-      for (;;) {
-        const r = await send(agent, svc.port, 'GET', '/api/sites?limit=1', auth);
-        if (r.status === 200 && (JSON.parse(r.body.toString('utf8')) as { count: number }).count >= sites) break;
-        await new Promise((res) => setTimeout(res, 200));
-      }
-      log(`scale: the service projected ${n(seeded.events)} events in ${fmt((performance.now() - t0) / 1000)} s`);
-
-      for (const q of LISTINGS) {
-        const times: number[] = [];
-        for (let i = 0; i < p.queriesEach + 5; i++) {
-          const t = performance.now();
-          const r = await send(agent, svc.port, 'GET', q.path, gz);
-          const ms = performance.now() - t;
-          if (r.status !== 200) throw new Error(`${q.path}: ${r.status}`);
-          if (i >= 5) times.push(ms);
-        }
-        out.listing.set(q.label, times);
-      }
-      const plain = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, auth);
-      const packed = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
-      out.wirePlain = plain.bytes;
-      out.wireGzip = packed.bytes;
-      const etag = String(packed.headers.etag);
-      const revalidated: number[] = [];
-      for (let i = 0; i < p.queriesEach; i++) {
-        const t = performance.now();
-        const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, { ...gz, 'If-None-Match': etag });
-        revalidated.push(performance.now() - t);
-        if (r.status !== 304) throw new Error(`revalidation answered ${r.status}`);
-      }
-      out.listing.set(REVALIDATED, revalidated);
-
-      // A title patch before each query: the listing is made afresh (from the kept tree).
-      const site = seedSite(0);
-      const afterWrite: number[] = [];
-      for (let i = 0; i < 25; i++) {
-        const patched = await send(agent, svc.port, 'PATCH', `/ingest/sites/${site.group}/${site.slug}`, auth, JSON.stringify({ title: `${site.title} ${i}` }));
-        if (patched.status !== 200) throw new Error(`patch: ${patched.status} ${patched.body.toString('utf8')}`);
-        const t = performance.now();
-        const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
-        afterWrite.push(performance.now() - t);
-        if (r.status !== 200) throw new Error(`listing after a write: ${r.status}`);
-        if (!gunzipSync(r.body).includes(`"title":"${site.title} ${i}"`)) throw new Error('the listing after a write misses the write');
-      }
-      out.listing.set(AFTER_WRITE, afterWrite);
-
-      // GET /tls/ask for live sites' names (as Caddy asks on a first handshake), each beside a
-      // GET /healthz on the same connection: the reference is the HTTP round trip itself.
-      const asks: number[] = [];
-      const health: number[] = [];
-      for (let i = 0; i < Math.min(2000, sites * 2); i++) {
-        const s = seedSite((i * 7919) % sites);
-        const name = new URL(svc.siteUrl(`${s.group}/${s.slug}`)).hostname;
-        let t = performance.now();
-        const r = await send(agent, svc.port, 'GET', `/tls/ask?domain=${encodeURIComponent(name)}`, { Host: `localhost:${svc.port}` });
-        asks.push(performance.now() - t);
-        if (r.status !== 200) throw new Error(`/tls/ask?domain=${name}: ${r.status}`);
-        t = performance.now();
-        await send(agent, svc.port, 'GET', '/healthz', { Host: `localhost:${svc.port}` });
-        health.push(performance.now() - t);
-      }
-      out.tls = { asks, health };
-      agent.destroy();
-
-      if (sites >= 10_000) {
-        const distinct = Math.min(10_000, sites);
-        const hosts = Array.from({ length: distinct }, (_, i) => {
-          const s = seedSite(i);
-          return new URL(svc!.siteUrl(`${s.group}/${s.slug}`)).host;
-        });
-        log(`scale: ${n(distinct)} sites round-robin against one`);
-        // The one site: the last of them (site 0 was just patched 25 times).
-        const single = hosts.slice(-1);
-        await roundRobin(svc.port, single, 8, 1000); // warm-up
-        const one = await roundRobin(svc.port, single, 8, p.roundRobinMs);
-        await roundRobin(svc.port, hosts, 8, Math.min(p.roundRobinMs, 2000)); // each site's manifest once
-        const many = await roundRobin(svc.port, hosts, 8, p.roundRobinMs);
-        if (one.errors + many.errors > 0) throw new Error(`round-robin: ${one.errors + many.errors} answers were not 200`);
-        out.roundRobin = { one, many: { ...many, distinct } };
-      }
-      out.rss = await rssMb(svc.pid);
-      const last = seedSite(sites - 1);
-      const siteHost = new URL(svc.siteUrl(`${last.group}/${last.slug}`)).hostname;
-      await svc.halt();
-      svc = undefined;
-
-      log('scale: restarts to a site’s first byte');
-      await run(process.execPath, [join(ROOT, 'bin', 'build-server.mjs')], { cwd: ROOT });
-      for (let i = 0; i < p.runs; i++) out.startup.push(await timedStart(dataDir, '/', (port) => `${siteHost}:${port}`));
-    } finally {
-      await svc?.stop();
-    }
-
-    return out;
+    const replay = await replayInChild(dataDir, p.runs);
+    if (projected) await cp(dataDir, projected, { recursive: true });
+    return { ...(await measureService(sites, seeded.events, dataDir, p, log)), replay };
   } finally {
     await rm(seedDir, { recursive: true, force: true });
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The service's rows on a data dir whose read model is projected. */
+async function measureService(sites: number, events: number, dataDir: string, p: ScaleParams, log: (s: string) => void): Promise<Measured> {
+  const out: Measured = { sites, events, listing: new Map(), wireGzip: 0, wirePlain: 0, rss: 0, startup: [] };
+  let svc: RunningService | undefined = await startService({ dataDir });
+  try {
+    const key = await svc.createKey(['--name', 'bench', '--admin']);
+    const auth = { Host: `localhost:${svc.port}`, Authorization: `Bearer ${key}` };
+    const gz = { ...auth, 'Accept-Encoding': 'gzip' };
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const t0 = performance.now();
+    for (;;) {
+      const r = await send(agent, svc.port, 'GET', '/api/sites?limit=1', auth);
+      if (r.status === 200 && (JSON.parse(r.body.toString('utf8')) as { count: number }).count >= sites) break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    log(`scale: the service projected ${n(events)} events in ${fmt((performance.now() - t0) / 1000)} s`);
+    await sidesCaughtUp(dataDir);
+    log(`scale: its activity and webhook stores caught up in ${fmt((performance.now() - t0) / 1000)} s`);
+
+    for (const q of LISTINGS) {
+      const times: number[] = [];
+      for (let i = 0; i < p.queriesEach + 5; i++) {
+        const t = performance.now();
+        const r = await send(agent, svc.port, 'GET', q.path, gz);
+        const ms = performance.now() - t;
+        if (r.status !== 200) throw new Error(`${q.path}: ${r.status}`);
+        if (i >= 5) times.push(ms);
+      }
+      out.listing.set(q.label, times);
+    }
+    const plain = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, auth);
+    const packed = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, gz);
+    out.wirePlain = plain.bytes;
+    out.wireGzip = packed.bytes;
+    const etag = String(packed.headers.etag);
+    const revalidated: number[] = [];
+    for (let i = 0; i < p.queriesEach; i++) {
+      const t = performance.now();
+      const r = await send(agent, svc.port, 'GET', LISTINGS[0]!.path, { ...gz, 'If-None-Match': etag });
+      revalidated.push(performance.now() - t);
+      if (r.status !== 304) throw new Error(`revalidation answered ${r.status}`);
+    }
+    out.listing.set(REVALIDATED, revalidated);
+
+    // A title patch, then each listing once: every one is made afresh (its version moved). The
+    // patched site is in the unfiltered and tag=tag3 listings and in none of the others, whose
+    // answers stay as they were (what must not cost a remake of every match).
+    const site = seedSite(0);
+    const afterWrite = LISTINGS.map(() => [] as number[]);
+    for (let i = 0; i < 25; i++) {
+      const patched = await send(agent, svc.port, 'PATCH', `/ingest/sites/${site.group}/${site.slug}`, auth, JSON.stringify({ title: `${site.title} ${i}` }));
+      if (patched.status !== 200) throw new Error(`patch: ${patched.status} ${patched.body.toString('utf8')}`);
+      for (const [k, q] of LISTINGS.entries()) {
+        const t = performance.now();
+        const r = await send(agent, svc.port, 'GET', q.path, gz);
+        afterWrite[k]!.push(performance.now() - t);
+        if (r.status !== 200) throw new Error(`${q.path} after a write: ${r.status}`);
+        if (k === 0 && !gunzipSync(r.body).includes(`"title":"${site.title} ${i}"`)) throw new Error('the listing after a write misses the write');
+      }
+    }
+    out.listing.set(AFTER_WRITE, afterWrite[0]!);
+    for (const [k, q] of LISTINGS.entries()) if (k > 0) out.listing.set(`${q.label}, the first after a write`, afterWrite[k]!);
+
+    // GET /tls/ask for live sites' names (as Caddy asks on a first handshake), each beside a
+    // GET /healthz on the same connection: the reference is the HTTP round trip itself.
+    const asks: number[] = [];
+    const health: number[] = [];
+    for (let i = 0; i < Math.min(2000, sites * 2); i++) {
+      const s = seedSite((i * 7919) % sites);
+      const name = new URL(svc.siteUrl(`${s.group}/${s.slug}`)).hostname;
+      let t = performance.now();
+      const r = await send(agent, svc.port, 'GET', `/tls/ask?domain=${encodeURIComponent(name)}`, { Host: `localhost:${svc.port}` });
+      asks.push(performance.now() - t);
+      if (r.status !== 200) throw new Error(`/tls/ask?domain=${name}: ${r.status}`);
+      t = performance.now();
+      await send(agent, svc.port, 'GET', '/healthz', { Host: `localhost:${svc.port}` });
+      health.push(performance.now() - t);
+    }
+    out.tls = { asks, health };
+    agent.destroy();
+
+    if (sites >= 10_000) {
+      const distinct = Math.min(10_000, sites);
+      const hosts = Array.from({ length: distinct }, (_, i) => {
+        const s = seedSite(i);
+        return new URL(svc!.siteUrl(`${s.group}/${s.slug}`)).host;
+      });
+      log(`scale: ${n(distinct)} sites round-robin against one`);
+      // The one site: the last of them (site 0 was just patched 25 times).
+      const single = hosts.slice(-1);
+      await roundRobin(svc.port, single, 8, 1000); // warm-up
+      const one = await roundRobin(svc.port, single, 8, p.roundRobinMs);
+      await roundRobin(svc.port, hosts, 8, Math.min(p.roundRobinMs, 2000)); // each site's manifest once
+      const many = await roundRobin(svc.port, hosts, 8, p.roundRobinMs);
+      if (one.errors + many.errors > 0) throw new Error(`round-robin: ${one.errors + many.errors} answers were not 200`);
+      out.roundRobin = { one, many: { ...many, distinct } };
+      out.previews = await previewPages(svc, key, sites, p.roundRobinMs, log);
+    }
+    out.rss = await rssMb(svc.pid);
+    const last = seedSite(sites - 1);
+    const siteHost = new URL(svc.siteUrl(`${last.group}/${last.slug}`)).hostname;
+    await svc.halt();
+    svc = undefined;
+
+    log('scale: restarts to a site’s first byte');
+    await run(process.execPath, [join(ROOT, 'bin', 'build-server.mjs')], { cwd: ROOT });
+    for (let i = 0; i < p.runs; i++) out.startup.push(await timedStart(dataDir, '/', (port) => `${siteHost}:${port}`));
+  } finally {
+    await svc?.stop();
+  }
+  return out;
 }
 
 /** `cpu`: per run, the CPU milliseconds of the raw read and of the replay (on a shared machine the wall times also hold the waits for a core). */
@@ -294,6 +394,19 @@ export async function benchScale(p: ScaleParams, log: (s: string) => void): Prom
         ratio: many.rps / one.rps,
         target: '≥ 0.8×, p99 < 10 ms',
         ok: many.rps / one.rps >= 0.8 && p99(many.times) < 10,
+      });
+    }
+    if (m.previews) {
+      const { count, live, preview, ratios } = m.previews;
+      const ratio = median(ratios);
+      rows.push({
+        section: 'Scale',
+        what: `a preview's page vs the same sites' live pages at ${at} (${count} preview hosts round-robin, 8 connections; median of ${ratios.length} alternating rounds, ratios ${spread(ratios, (x) => x.toFixed(2))})`,
+        value: `${Math.round(preview.rps)} req/s, p99 ${fmt(p99(preview.times), 2)} ms`,
+        reference: `live: ${Math.round(live.rps)} req/s, p99 ${fmt(p99(live.times), 2)} ms`,
+        ratio,
+        target: '≥ 0.9×, p99 < 10 ms',
+        ok: ratio >= 0.9 && p99(preview.times) < 10,
       });
     }
     if (m.replay) {

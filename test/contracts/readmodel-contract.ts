@@ -240,6 +240,17 @@ export function readModelContract(name: string, factory: ReadModelFactory, budge
       for (const q of [Q, { ...Q, sort: 'title' as const, includeHidden: true, limit: 3, offset: 2 }]) {
         expect(paths(await model.sitePage(q))).toEqual(paths((await model.listSites(q)).page));
       }
+      // Every match's address and revision, without documents, as a filtered listing's tree reads them.
+      for (const q of [Q, { ...Q, includeHidden: true }, { ...Q, group: 'team' }, { ...Q, group: 'decks', includeHidden: true }, { ...Q, tag: 'slides' }, { ...Q, tag: 'preview', includeHidden: true }, { ...Q, q: 'a' }, { ...Q, q: 'e', group: 'team/a' }]) {
+        const all = (await model.listSites(q)).all;
+        const expected = await Promise.all(all.map(async (d) => ({ path: d.path, group: d.group, slug: d.slug, revision: await model.streamRevision(streamOfPath(d.path)) })));
+        const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
+        expect([...(await model.siteMatches(q))].sort(byPath), JSON.stringify(q)).toEqual(expected.sort(byPath));
+        // Among given sites alone: those that match, absent and unmatched ones left out.
+        const some = ['decks', 'team/a/deep', 'nope', 'secret'];
+        expect([...(await model.siteMatches(q, some))].sort(byPath), JSON.stringify(q)).toEqual(expected.filter((r) => some.includes(r.path)).sort(byPath));
+      }
+      expect(await model.siteMatches(Q, [])).toEqual([]);
       expect(paths(await model.getSites(['decks', 'team/a/deep', 'nope', 'decks/pr-7'])).sort()).toEqual(['decks', 'decks/pr-7', 'team/a/deep']);
 
       // After a reset the tree is rebuilt by the replay.

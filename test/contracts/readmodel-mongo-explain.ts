@@ -23,6 +23,8 @@ import {
   siteByDomainQuery,
   siteByPathQuery,
   siteListQuery,
+  siteMatchesAmongQuery,
+  SITE_MATCH_PROJECTION,
   treeSinceQuery,
   type FindSpec,
   type TreeFindSpec,
@@ -100,6 +102,12 @@ export function mongoExplainSuite(url: string): void {
     it.each(listings.map((q) => [JSON.stringify(q), q] as const))('lists sites %s', async (_, partial) => {
       const spec = siteListQuery({ sort: 'date', includeHidden: false, limit: 50, offset: 0, ...partial });
       await expectIndexed('list', explainFind(spec, SITE_REF_PROJECTION));
+    });
+
+    it.each(listings.map((q) => [JSON.stringify(q), q] as const))('reads the matches of %s, whole and among given sites', async (_, partial) => {
+      const query: SiteQuery = { sort: 'date', includeHidden: false, limit: 50, offset: 0, ...partial };
+      await expectIndexed('matches', explainFind(siteListQuery(query), SITE_MATCH_PROJECTION));
+      await expectIndexed('matches among sites', explainFind(siteMatchesAmongQuery(query, ['s0', 'g3/sub1/s1']), SITE_MATCH_PROJECTION));
     });
 
     it('reads the documents of a listing, a site, the trash, keys, connections and clients', async () => {

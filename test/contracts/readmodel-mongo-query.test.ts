@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseName } from '../../host/readmodel/mongo.ts';
 import { toStreamDocument, type StreamDocument } from '../../host/readmodel/mongo-documents.ts';
-import { expiredUnusedClientsQuery, siteByDomainQuery, siteListQuery } from '../../host/readmodel/mongo-queries.ts';
+import { expiredUnusedClientsQuery, siteByDomainQuery, siteListQuery, siteMatchesAmongQuery } from '../../host/readmodel/mongo-queries.ts';
 import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import type { OAuthClientDoc, SiteDoc, StreamRecord } from '../../projections/documents.ts';
 import { projectBatch } from '../../projections/project.ts';
@@ -94,6 +94,11 @@ describe('MongoDB site-list translation', () => {
         const got = sortDocs(stored.filter((d) => matches(d as Doc, filter as Doc)) as Doc[], sort as Record<string, 1 | -1>);
         const expected = (await sqlite.listSites(query)).all;
         expect(got.map((d) => (d.doc as SiteDoc).path), JSON.stringify(partial)).toEqual(expected.map((d) => d.path));
+        // siteMatches among given sites: the same filter on those paths alone.
+        const some = ['decks', 'decks/pr-6', 'docs/app', 'nope', 'secret'];
+        const among = siteMatchesAmongQuery(query, some).filter;
+        const gotAmong = stored.filter((d) => matches(d as Doc, among as Doc)).map((d) => (d.doc as SiteDoc).path);
+        expect(gotAmong.sort(), JSON.stringify(partial)).toEqual((await sqlite.siteMatches(query, some)).map((r) => r.path).sort());
       }
     } finally {
       await sqlite.close();

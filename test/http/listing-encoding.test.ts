@@ -31,11 +31,13 @@ afterAll(async () => {
 
 type Raw = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
 
-/** A GET with exactly these headers (fetch would add Accept-Encoding and decode on its own). */
+/** A GET with exactly these headers (fetch would add Accept-Encoding and decode on its own); an empty `Authorization` is left out. */
 function get(path: string, headers: Record<string, string>): Promise<Raw> {
   const url = new URL(path, svc.url);
+  const all: Record<string, string> = { Host: url.host, Authorization: `Bearer ${admin}`, ...headers };
+  if (!all.Authorization) delete all.Authorization;
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { Host: url.host, Authorization: `Bearer ${admin}`, ...headers } }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: all }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -90,5 +92,31 @@ describe('GET /api/sites: compression and conditional requests', () => {
     // A query's answer has a tag of its own.
     const filtered = await get('/api/sites?group=enc', { 'Accept-Encoding': 'gzip', 'If-None-Match': String(after.headers.etag) });
     expect(filtered.status).toBe(200);
+  });
+});
+
+describe('GET /api/sites: the ETag names the reader’s own answer', () => {
+  it('moves for a viewer only when the viewer’s answer changed, never for a change to a hidden site', async () => {
+    const asViewer = (etag?: string) => get('/api/sites', { 'Accept-Encoding': 'gzip', Authorization: '', 'Remote-User': 'viewer', ...(etag ? { 'If-None-Match': etag } : {}) });
+    expect((await publish(svc.url, admin, { group: 'enc', slug: 'unseen', title: 'Unseen', hidden: true }, { index: '<p>x</p>' })).status).toBe(200);
+    const first = await asViewer();
+    expect(first.status).toBe(200);
+    expect(JSON.stringify(json(first))).not.toContain('Unseen');
+    const etag = String(first.headers.etag);
+
+    // The hidden site changes: the admin's answer moves, the viewer's bytes and tag do not.
+    const adminBefore = String((await get('/api/sites?hidden=true', { 'Accept-Encoding': 'gzip' })).headers.etag);
+    expect((await publish(svc.url, admin, { group: 'enc', slug: 'unseen', title: 'Unseen again', hidden: true }, { index: '<p>y</p>' })).status).toBe(200);
+    expect(String((await get('/api/sites?hidden=true', { 'Accept-Encoding': 'gzip' })).headers.etag)).not.toBe(adminBefore);
+    const again = await asViewer(etag);
+    expect(again.status).toBe(304);
+    expect(again.headers.etag).toBe(etag);
+
+    // A site the viewer sees changes: a new tag and the new bytes.
+    expect((await publish(svc.url, admin, { group: 'enc', slug: 'seen', title: 'Seen' }, { index: '<p>z</p>' })).status).toBe(200);
+    const after = await asViewer(etag);
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(etag);
+    expect(JSON.stringify(json(after))).toContain('Seen');
   });
 });

@@ -8,6 +8,7 @@ import { PublishGate } from '../../app/gate.ts';
 import type { IncomingFile } from '../../app/publish/publish-site.ts';
 import { ManifestCache } from '../../app/queries/manifest-cache.ts';
 import { ListingTree } from '../../app/queries/listing-tree.ts';
+import { FilteredTrees } from '../../app/queries/filtered-tree.ts';
 import { SiteListCache } from '../../app/queries/site-list-cache.ts';
 import { forwardAuthIdentity, operatorIdentity, type Identity } from '../../domain/auth.ts';
 import type { Grant } from '../../domain/grants.ts';
@@ -70,6 +71,7 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     },
   };
   const shapes = new SiteShapes(siteUrl);
+  const listingTree = new ListingTree(readModel, (doc, admin) => shapes.json(doc, admin));
   (harness as { deps: AppDeps }).deps = {
     events,
     queries: readModel,
@@ -90,7 +92,8 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     manifests: new ManifestCache(blobs),
     shapes,
     listings: new SiteListCache(1_000_000),
-    listingTree: new ListingTree(readModel, (doc, admin) => shapes.json(doc, admin)),
+    listingTree,
+    filteredTrees: new FilteredTrees(readModel, listingTree, (doc, admin) => shapes.json(doc, admin)),
     activity,
     webhooks,
     // No request leaves a test: every destination is refused (a webhook test brings its own client).

@@ -53,11 +53,11 @@ export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
   const oneDelivery = db.prepare<[string], DocRow>('SELECT doc FROM deliveries WHERE id = ?');
   const heads = db.prepare<[], DocRow>(
     `SELECT d.doc FROM webhooks w JOIN deliveries d
-       ON d.id = (SELECT id FROM deliveries WHERE webhook = w.id AND status = 'pending' ORDER BY key LIMIT 1)
+       ON d.id = (SELECT id FROM deliveries INDEXED BY deliveries_lane WHERE webhook = w.id AND status = 'pending' ORDER BY key LIMIT 1)
      WHERE w.deleted = 0`,
   );
   const lane = db.prepare<[string, number], DocRow>(
-    `SELECT d.doc FROM deliveries d JOIN webhooks w ON w.id = d.webhook AND w.deleted = 0
+    `SELECT d.doc FROM deliveries d INDEXED BY deliveries_lane JOIN webhooks w ON w.id = d.webhook AND w.deleted = 0
      WHERE d.webhook = ? AND d.status = 'pending' ORDER BY d.key LIMIT ?`,
   );
   const setDoc = db.prepare<[string, number, string | null, string, string]>('UPDATE deliveries SET status = ?, attempts = ?, due = ?, doc = ? WHERE id = ?');

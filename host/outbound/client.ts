@@ -71,7 +71,18 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
   const resolve = opts.resolve ?? (opts.allowPrivate ? privateResolver(servers) : publicResolver(servers));
   const deadline = (ms: number) => startDeadline(ms, opts.timer ?? realTimer);
 
-  async function destination(raw: string, clock: Deadline): Promise<{ ok: true; dest: Destination } | { ok: false; refusal: OutboundRefusal }> {
+  /** What a URL says before any lookup, remembered by its text (a webhook's deliveries all go to one). */
+  const targets = new Map<string, ReturnType<typeof parseTarget>>();
+  const targetOf = (raw: string) => {
+    let target = targets.get(raw);
+    if (target === undefined) {
+      if (targets.size >= 256) targets.clear();
+      target = parseTarget(raw);
+      targets.set(raw, target);
+    }
+    return target;
+  };
+  function parseTarget(raw: string): { ok: true; url: URL; hostname: string } | { ok: false; refusal: OutboundRefusal } {
     let url: URL;
     try {
       url = new URL(raw);
@@ -82,7 +93,13 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
       return refusal('scheme', `only https URLs are fetched${opts.allowPrivate ? ' (or http)' : ''}, not ${url.protocol}`);
     }
     if (url.username || url.password) return refusal('url', 'the URL carries user information');
-    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    return { ok: true, url, hostname: url.hostname.replace(/^\[|\]$/g, '') };
+  }
+
+  async function destination(raw: string, clock: Deadline): Promise<{ ok: true; dest: Destination } | { ok: false; refusal: OutboundRefusal }> {
+    const target = targetOf(raw);
+    if (!target.ok) return target;
+    const { url, hostname } = target;
     let addresses: readonly { address: string }[];
     if (isIP(hostname)) {
       addresses = [{ address: hostname }];
@@ -113,13 +130,10 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
     // A string body goes as it is: Node writes it with the headers in one write (a Buffer goes as a second one).
     const body = req.body;
     const length = body === undefined ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    const headers: Record<string, string> = {
-      'user-agent': opts.userAgent ?? 'sites-service',
-      'accept-encoding': 'identity',
-      ...Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
-      host: url.host,
-      ...(length !== undefined ? { 'content-length': String(length) } : {}),
-    };
+    const headers: Record<string, string> = { 'user-agent': opts.userAgent ?? 'sites-service', 'accept-encoding': 'identity' };
+    for (const name in req.headers) headers[name.toLowerCase()] = req.headers[name]!;
+    headers.host = url.host;
+    if (length !== undefined) headers['content-length'] = String(length);
     const options: https.RequestOptions = {
       host: address,
       port: url.port || (url.protocol === 'https:' ? 443 : 80),
@@ -211,27 +225,35 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
 /**
  * One deadline for a whole request: aborts `signal` (the name lookup), calls the `onExpire`
  * callback (the connection: destroyed), and rejects `aborted` (for what does not stop on
- * the signal, like `dns.lookup`). The AbortController is made only when a lookup asks for
- * it: a request to an address literal (a receiver next door) then costs one timer.
+ * the signal, like `dns.lookup`). The AbortController and that promise are made only when a
+ * lookup asks for them: a request to an address literal (a receiver next door) costs one timer.
  */
 type Deadline = ReturnType<typeof startDeadline>;
 function startDeadline(ms: number, arm: DeadlineTimer) {
   let controller: AbortController | undefined;
   let expired = false;
   let onExpire: (() => void) | undefined;
+  let rejectAborted: ((err: Timeout) => void) | undefined;
+  let aborted: Promise<never> | undefined;
   const end = Date.now() + ms;
-  let disarm: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    disarm = arm(ms, () => {
-      expired = true;
-      controller?.abort();
-      onExpire?.();
-      reject(new Timeout());
-    });
+  const disarm = arm(ms, () => {
+    expired = true;
+    controller?.abort();
+    onExpire?.();
+    rejectAborted?.(new Timeout());
   });
-  aborted.catch(() => undefined);
   return {
-    aborted,
+    /** Rejects at the deadline (made when first asked for: only a name lookup races it). */
+    get aborted(): Promise<never> {
+      if (!aborted) {
+        aborted = new Promise<never>((_, reject) => {
+          rejectAborted = reject;
+          if (expired) reject(new Timeout());
+        });
+        aborted.catch(() => undefined);
+      }
+      return aborted;
+    },
     get signal(): AbortSignal {
       controller ??= new AbortController();
       if (expired) controller.abort();
@@ -246,7 +268,7 @@ function startDeadline(ms: number, arm: DeadlineTimer) {
       if (expired) fn?.();
     },
     left: () => Math.max(0, end - Date.now()),
-    clear: () => disarm?.(),
+    clear: disarm,
   };
 }
 

@@ -116,7 +116,9 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
           const answer = sendPrepared(deps, attemptAt(delivery, webhook, signer));
           const next = batch[i + 1];
           if (next && due(next)) {
-            // Once the request is written (the client writes it on a later tick), not before: that would delay it.
+            // A failure is taken below, where it is awaited; meanwhile it is not an unhandled rejection.
+            answer.catch(() => undefined);
+            // Once the request is on its way (the client sends it after a few turns of its own), not before: that would delay it.
             await new Promise<void>((r) => setImmediate(r));
             ahead = prepareAttempt(deps, next, webhook, signer);
           }

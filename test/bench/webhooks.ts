@@ -56,13 +56,13 @@ function cpuMicros(pid: number): number | undefined {
 }
 
 /** CPU per request of the processes named, over what `run` does (`count` requests). */
-async function cpuPer<T>(pids: Record<string, number>, count: () => number, run: () => Promise<T>): Promise<{ result: T; per: string }> {
+async function cpuPer<T>(pids: Record<string, number>, count: number, run: () => Promise<T>): Promise<{ result: T; per: string }> {
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMicros(pid)]));
   const result = await run();
   const per = Object.entries(pids)
     .map(([k, pid]) => {
       const [a, b] = [before[k], cpuMicros(pid)];
-      return `${k} ${a === undefined || b === undefined ? '?' : fmt((b - a) / count(), 0)} µs`;
+      return `${k} ${a === undefined || b === undefined ? '?' : fmt((b - a) / count, 0)} µs`;
     })
     .join(', ');
   return { result, per };
@@ -87,7 +87,7 @@ export async function benchWebhooks(p: WebhookBenchParams, log: (s: string) => v
       return stats();
     };
     await plainLoop();
-    const measuredLoop = await cpuPer({ 'the loop': process.pid, receiver: receiver.child.pid! }, () => p.deliveries, plainLoop);
+    const measuredLoop = await cpuPer({ 'the loop': process.pid, receiver: receiver.child.pid! }, p.deliveries, plainLoop);
     const plainBefore = measuredLoop.result;
     log(`webhooks: the receiver takes ${fmt(rate(plainBefore), 0)} POSTs/s from a plain loop; CPU per POST: ${measuredLoop.per}`);
 
@@ -134,7 +134,7 @@ export async function benchWebhooks(p: WebhookBenchParams, log: (s: string) => v
       await http(receiver.port, 'POST', '/reset');
       const started = performance.now();
       const drained = async () => (await stats()).count >= p.deliveries || performance.now() - started > 120_000;
-      const { result: lag, per } = await cpuPer({ service: svc.pid, receiver: receiver.child.pid! }, () => p.deliveries, async () => {
+      const { result: lag, per } = await cpuPer({ service: svc.pid, receiver: receiver.child.pid! }, p.deliveries, async () => {
         expect202(await api('POST', `/api/webhooks/${hookId}/deliveries/${oldest}/redeliver`));
         const lag = await during(drained);
         for (let i = 0; !(await drained()); i++) await new Promise((r) => setTimeout(r, 50));

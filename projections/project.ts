@@ -34,13 +34,23 @@ export function projectBatch(
 ): Map<string, StreamRecord> {
   const changed = new Map<string, StreamRecord>();
   for (const event of events) {
-    const kind = kindOfStream(event.stream);
-    if (!kind) continue;
-    const current = changed.get(event.stream) ?? loaded.get(event.stream) ?? { stream: event.stream, kind, revision: -1, doc: null };
-    if (event.revision <= current.revision) continue;
-    changed.set(event.stream, { stream: event.stream, kind, revision: event.revision, doc: projectDoc(kind, current.doc, event) });
+    const current = changed.get(event.stream) ?? loaded.get(event.stream);
+    const next = projectRecord(current, event);
+    if (next !== undefined && next !== current) changed.set(event.stream, next);
   }
   return changed;
+}
+
+/**
+ * One event folded into its stream's record (`current`, undefined: none yet): the new
+ * record, `current` itself when the event was already applied, or undefined for a stream
+ * no document family is fed from. Pure; `projectBatch` over many events.
+ */
+export function projectRecord(current: StreamRecord | undefined, event: Recorded): StreamRecord | undefined {
+  const kind = current?.kind ?? kindOfStream(event.stream);
+  if (!kind) return undefined;
+  if (current && event.revision <= current.revision) return current;
+  return { stream: event.stream, kind, revision: event.revision, doc: projectDoc(kind, current?.doc ?? null, event) };
 }
 
 function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): StreamRecord['doc'] {

@@ -41,7 +41,7 @@ function counted(model: ReadModel): { model: ReadModel; commits: () => number } 
   const wrapped: ReadModel = Object.create(model);
   wrapped.beginBatch = async () => {
     const batch = await model.beginBatch();
-    return { from: batch.from, add: (e) => batch.add(e), commit: (c) => ((commits++), batch.commit(c)), get streams() { return batch.streams; } };
+    return { from: batch.from, add: (e) => batch.add(e), commit: (c) => ((commits++), batch.commit(c)), get streams() { return batch.streams; }, get bytes() { return batch.bytes; } };
   };
   return { model: wrapped, commits: () => commits };
 }

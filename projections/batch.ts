@@ -30,10 +30,8 @@ export type BatchFold = {
 /** A stream the batch holds: the stored record it started from and the record as folded so far. */
 type Held = { readonly before: StreamRecord | undefined; after: StreamRecord | undefined };
 
-/** One event in this many has its record's size taken for the estimate. */
+/** One event in this many (the first one first) has its record's size taken for the estimate. */
 const SAMPLE_EVERY = 128;
-/** The estimate before any sample: about a site document of a few revisions. */
-const FIRST_GUESS = 1_500;
 
 /**
  * The heap a record takes, estimated from its JSON: V8 holds a site document of the
@@ -44,6 +42,9 @@ const bytesOfRecord = (r: StreamRecord): number => 2 * (r.doc === null ? 4 : JSO
 
 export function batchFold(): BatchFold {
   const held = new Map<string, Held>();
+  /** What the last `missing` found, event by event (undefined: a stream it named, or one not projected), for `add` to take. */
+  let found: (Held | undefined)[] = [];
+  let foundFor: readonly Recorded[] | undefined;
   /** Streams named by the last `missing`: `add` registers them with what was loaded. */
   let pending: string[] = [];
   /** Streams whose stored record the batch holds beside its own (a second record each). */
@@ -54,12 +55,16 @@ export function batchFold(): BatchFold {
   return {
     missing(events) {
       const wanted = new Set<string>();
-      let previous = '';
-      for (const e of events) {
-        // The events of one append share a stream: check each run once.
-        if (e.stream === previous) continue;
-        previous = e.stream;
-        if (!held.has(e.stream) && kindOfStream(e.stream)) wanted.add(e.stream);
+      found = new Array<Held | undefined>(events.length);
+      foundFor = events;
+      let previous: Held | undefined;
+      for (let i = 0; i < events.length; i++) {
+        const stream = events[i]!.stream;
+        // The events of one append share a stream: look each run up once.
+        const h = previous?.after?.stream === stream ? previous : held.get(stream);
+        found[i] = h;
+        previous = h;
+        if (!h && kindOfStream(stream)) wanted.add(stream);
       }
       pending = [...wanted];
       return pending;
@@ -70,15 +75,16 @@ export function batchFold(): BatchFold {
         if (before) stored++;
         held.set(stream, { before, after: before });
       }
+      const known = foundFor === events ? found : [];
       pending = [];
-      let last: Held | undefined;
-      for (const event of events) {
-        // Consecutive events of one stream (one append) find their record once.
-        const h = last?.after?.stream === event.stream ? last : held.get(event.stream);
+      found = [];
+      foundFor = undefined;
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        const h = known[i] ?? held.get(event.stream);
         if (!h) continue; // a stream no document is projected from
         h.after = projectRecord(h.after, event);
-        last = h;
-        if (++folded % SAMPLE_EVERY === 0 && h.after) {
+        if (folded++ % SAMPLE_EVERY === 0 && h.after) {
           sampled++;
           sampledBytes += bytesOfRecord(h.after);
         }
@@ -88,7 +94,7 @@ export function batchFold(): BatchFold {
       return held.size;
     },
     get bytes() {
-      return (held.size + stored) * (sampled === 0 ? FIRST_GUESS : sampledBytes / sampled);
+      return sampled === 0 ? 0 : ((held.size + stored) * sampledBytes) / sampled;
     },
     changes() {
       const out: StreamChange[] = [];

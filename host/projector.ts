@@ -62,6 +62,8 @@ export type ProjectorOptions = {
   readonly onTakeOver?: (from: string) => void;
   /** Streams a catch-up batch holds at most before it commits (tests make small batches with it); bounded by memory alone unless given. */
   readonly catchUpStreams?: number;
+  /** About how much memory a catch-up batch's records (and the live loop's while behind) may take: 160 MiB unless given. */
+  readonly catchUpBytes?: number;
   /** Projections fed with the read model, each from its own checkpoint. */
   readonly sides?: readonly SideProjection[];
 };
@@ -79,6 +81,7 @@ export class Projector {
   private readonly waiters = new Set<() => void>();
   private readonly ttl: number;
   private readonly catchUpWindow: Window;
+  private readonly behindWindow: Window;
 
   constructor(
     private readonly events: EventStore,
@@ -86,7 +89,8 @@ export class Projector {
     private readonly options: ProjectorOptions,
   ) {
     this.ttl = options.leaseTtlMs ?? 5_000;
-    this.catchUpWindow = { ...CATCH_UP, streams: options.catchUpStreams ?? CATCH_UP.streams };
+    this.catchUpWindow = { ...CATCH_UP, streams: options.catchUpStreams ?? CATCH_UP.streams, bytes: options.catchUpBytes ?? CATCH_UP.bytes };
+    this.behindWindow = { ...BEHIND, bytes: options.catchUpBytes ?? BEHIND.bytes };
   }
 
   /** Whether this process currently holds the projector lease. */
@@ -273,7 +277,7 @@ export class Projector {
           await sleep(Math.min(1000, this.ttl / 3));
           continue;
         }
-        const window = behind ? BEHIND : LIVE;
+        const window = behind ? this.behindWindow : LIVE;
         const batch = () => this.project(window, keepLease);
         const done: Batched = behind ? await withHeldHeapGrowth(batch) : await batch();
         const { applied, sides, at } = done;

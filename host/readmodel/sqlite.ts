@@ -81,7 +81,7 @@ export function openSqliteReadModel(file: string, opts: { readonly parsedMax?: n
    */
   const store = (changes: readonly StreamChange[], checkpoint: string): StreamRecord[] => {
     const fresh = s.anyStream.get() === undefined;
-    const bulk = changes.length >= BULK_LOAD && (fresh || s.anySite.get() === undefined);
+    const bulk = changes.length >= BULK_LOAD && s.anySite.get() === undefined;
     if (bulk) for (const index of SITE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index.name}`);
     const sites: StreamRecord[] = [];
     const written: StreamChange[] = [];

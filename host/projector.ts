@@ -53,6 +53,9 @@ export class Projector {
   private running = false;
   private loop: Promise<void> | undefined;
   private holding = false;
+  /** Ends the loop's current pause at once when `stop()` is called (not up to a second later). */
+  private wakeOnStop: Promise<void> = Promise.resolve();
+  private stopNow: () => void = () => undefined;
   private readonly waiters = new Set<() => void>();
   private readonly ttl: number;
   private readonly catchUpWindow: Window;
@@ -74,11 +77,13 @@ export class Projector {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.wakeOnStop = new Promise<void>((resolve) => (this.stopNow = resolve));
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopNow();
     await this.loop;
     if (this.holding) await this.readModel.releaseLease(LEASE, this.options.holder).catch(() => undefined);
     this.holding = false;
@@ -235,17 +240,22 @@ export class Projector {
           lastRenew = Date.now();
         }
         if (!this.holding) {
-          await sleep(Math.min(1000, this.ttl / 3));
+          await this.pause(sleep(Math.min(1000, this.ttl / 3)));
           continue;
         }
         const { applied, sides, at } = await this.project(LIVE);
         if (applied > 0 || sides > 0) continue;
-        await this.events.waitForEvents(at, Math.min(1000, this.ttl / 3));
+        await this.pause(this.events.waitForEvents(at, Math.min(1000, this.ttl / 3)));
       } catch (err) {
         this.options.onError?.(err);
-        await sleep(200);
+        await this.pause(sleep(200));
       }
     }
+  }
+
+  /** Waits for `until` or for `stop()`, whichever comes first; a store's parked wait is released when it closes. */
+  private pause(until: Promise<unknown>): Promise<unknown> {
+    return Promise.race([until, this.wakeOnStop]);
   }
 }
 

@@ -53,9 +53,8 @@ export class Projector {
   private running = false;
   private loop: Promise<void> | undefined;
   private holding = false;
-  /** Ends the loop's current pause at once when `stop()` is called (not up to a second later). */
-  private wakeOnStop: Promise<void> = Promise.resolve();
-  private stopNow: () => void = () => undefined;
+  /** Ends the loop's current pause (see `pause`), so `stop()` need not wait up to a second for it. */
+  private endPause: (() => void) | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly ttl: number;
   private readonly catchUpWindow: Window;
@@ -77,13 +76,12 @@ export class Projector {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.wakeOnStop = new Promise<void>((resolve) => (this.stopNow = resolve));
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    this.stopNow();
+    this.endPause?.();
     await this.loop;
     if (this.holding) await this.readModel.releaseLease(LEASE, this.options.holder).catch(() => undefined);
     this.holding = false;
@@ -253,9 +251,19 @@ export class Projector {
     }
   }
 
-  /** Waits for `until` or for `stop()`, whichever comes first; a store's parked wait is released when it closes. */
+  /**
+   * Waits for `until`, or until `stop()` is called, whichever comes first (a wait of the event
+   * store left behind is released when the store closes).
+   */
   private pause(until: Promise<unknown>): Promise<unknown> {
-    return Promise.race([until, this.wakeOnStop]);
+    if (!this.running) {
+      until.catch(() => undefined);
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      this.endPause = () => resolve(undefined);
+      until.then(resolve, reject);
+    });
   }
 }
 

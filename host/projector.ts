@@ -78,6 +78,8 @@ export class Projector {
   private running = false;
   private loop: Promise<void> | undefined;
   private holding = false;
+  /** Ends the loop's current pause (see `pause`), so `stop()` need not wait up to a second for it. */
+  private endPause: (() => void) | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly ttl: number;
   private readonly catchUpWindow: Window;
@@ -106,6 +108,7 @@ export class Projector {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.endPause?.();
     await this.loop;
     if (this.holding) await this.readModel.releaseLease(LEASE, this.options.holder).catch(() => undefined);
     this.holding = false;
@@ -274,7 +277,7 @@ export class Projector {
     while (this.running) {
       try {
         if (!(await keepLease())) {
-          await sleep(Math.min(1000, this.ttl / 3));
+          await this.pause(sleep(Math.min(1000, this.ttl / 3)));
           continue;
         }
         const window = behind ? this.behindWindow : LIVE;
@@ -283,12 +286,27 @@ export class Projector {
         const { applied, sides, at } = done;
         behind = done.full;
         if (applied > 0 || sides > 0) continue;
-        await this.events.waitForEvents(at, Math.min(1000, this.ttl / 3));
+        await this.pause(this.events.waitForEvents(at, Math.min(1000, this.ttl / 3)));
       } catch (err) {
         this.options.onError?.(err);
-        await sleep(200);
+        await this.pause(sleep(200));
       }
     }
+  }
+
+  /**
+   * Waits for `until`, or until `stop()` is called, whichever comes first (a wait of the event
+   * store left behind is released when the store closes).
+   */
+  private pause(until: Promise<unknown>): Promise<unknown> {
+    if (!this.running) {
+      until.catch(() => undefined);
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      this.endPause = () => resolve(undefined);
+      until.then(resolve, reject);
+    });
   }
 }
 

@@ -1,5 +1,5 @@
-import { prepareAttempt, sendPrepared, signerFor, type SendDeps } from '../app/webhooks/send.ts';
-import type { AttemptRecord, DeliveryRecord } from '../projections/webhooks.ts';
+import { prepareAttempt, sendPrepared, signerFor, type PreparedAttempt, type SendDeps, type Signer } from '../app/webhooks/send.ts';
+import type { AttemptRecord, DeliveryRecord, WebhookDoc } from '../projections/webhooks.ts';
 
 /** Deliveries a lane reads, and records, at a time. */
 const BATCH = 64;
@@ -72,6 +72,12 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
    * A delivery to retry later, or one not due yet, ends the run after everything before it
    * is recorded; the loop wakes the lane when it is due. The webhook is looked up again
    * after every projected batch, so once a delete has been projected nothing more goes out.
+   *
+   * While a delivery is on its way, the next one is built and signed (the receiver's turn
+   * leaves this process idle), so what is left between an answer and the next request is
+   * the outbound client's own work. It is sent only once the one before it was answered,
+   * and only if it was signed within the same second as it is sent: its `webhook-timestamp`
+   * is then what signing it at that moment would have said.
    */
   const drain = async (first: DeliveryRecord): Promise<void> => {
     const id = first.webhookId;
@@ -85,19 +91,38 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
       if (done.length > 0) await deps.webhooks.recordAttempts(done.splice(0));
       flushedAt = performance.now();
     };
+    const due = (d: DeliveryRecord) => d.nextAttemptAt === undefined || Date.parse(d.nextAttemptAt) <= deps.now().getTime();
+    let ahead: PreparedAttempt | undefined;
+    const attemptAt = (delivery: DeliveryRecord, webhook: WebhookDoc, signer: Signer): PreparedAttempt => {
+      const ready = ahead;
+      ahead = undefined;
+      if (ready?.delivery === delivery && Math.floor(ready.signedAt.getTime() / 1000) === Math.floor(deps.now().getTime() / 1000)) return ready;
+      return prepareAttempt(deps, delivery, webhook, signer);
+    };
     try {
       let batch: DeliveryRecord[] = [first];
       while (batch.length > 0) {
-        for (const delivery of batch) {
+        for (let i = 0; i < batch.length; i++) {
+          const delivery = batch[i]!;
           if (!running || !options.isLeader()) return;
-          if (delivery.nextAttemptAt !== undefined && Date.parse(delivery.nextAttemptAt) > deps.now().getTime()) return;
+          if (!due(delivery)) return;
           if (seen !== generation) {
             seen = generation;
+            ahead = undefined;
             webhook = await deps.webhooks.getWebhook(id);
             signer = webhook && signerFor(webhook);
           }
           if (!webhook || !signer) return;
-          const outcome = await sendPrepared(deps, prepareAttempt(deps, delivery, webhook, signer));
+          const answer = sendPrepared(deps, attemptAt(delivery, webhook, signer));
+          const next = batch[i + 1];
+          if (next && due(next)) {
+            // A failure is taken below, where it is awaited; meanwhile it is not an unhandled rejection.
+            answer.catch(() => undefined);
+            // Once the request is on its way (the client sends it after a few turns of its own), not before: that would delay it.
+            await new Promise<void>((r) => setImmediate(r));
+            ahead = prepareAttempt(deps, next, webhook, signer);
+          }
+          const outcome = await answer;
           done.push({ before: delivery, outcome });
           if (outcome.status === 'pending') return; // retried later, after a wait
           if (done.length >= BATCH || performance.now() - flushedAt > FLUSH_MS) await flush();

@@ -52,11 +52,11 @@ export async function attemptDelivery(deps: Pick<SendDeps, 'outbound' | 'siteUrl
 export type Signer = Pick<Webhook, 'sign'>;
 export const signerFor = (webhook: WebhookDoc): Signer => new Webhook(webhook.secret);
 
-/** A delivery's request, built and signed, not sent yet: `started` is the attempt's time (the `webhook-timestamp`). */
+/** A delivery's request, built and signed, not sent yet: `signedAt`: when it was signed (its `webhook-timestamp`). */
 export type PreparedAttempt = {
   readonly delivery: DeliveryRecord;
   readonly url: string;
-  readonly started: Date;
+  readonly signedAt: Date;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
 };
@@ -66,15 +66,15 @@ export type PreparedAttempt = {
  * (a lane keeps one while its webhook stays the same: the constructor decodes the secret).
  */
 export function prepareAttempt(deps: Pick<SendDeps, 'siteUrl' | 'now'>, delivery: DeliveryRecord, webhook: WebhookDoc, signer: Signer): PreparedAttempt {
-  const started = deps.now();
+  const signedAt = deps.now();
   const body = JSON.stringify(payloadOf(delivery, deps.siteUrl));
   const headers = {
     'content-type': 'application/json',
     'webhook-id': delivery.id,
-    'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
-    'webhook-signature': signer.sign(delivery.id, started, body),
+    'webhook-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
+    'webhook-signature': signer.sign(delivery.id, signedAt, body),
   };
-  return { delivery, url: webhook.url, started, body, headers };
+  return { delivery, url: webhook.url, signedAt, body, headers };
 }
 
 /**
@@ -82,12 +82,14 @@ export function prepareAttempt(deps: Pick<SendDeps, 'siteUrl' | 'now'>, delivery
  * destination again, for every request) and says how it went.
  */
 export async function sendPrepared(deps: Pick<SendDeps, 'outbound' | 'now' | 'random'>, prepared: PreparedAttempt): Promise<AttemptRecord> {
-  const { delivery, started } = prepared;
+  const { delivery } = prepared;
+  // The attempt's time: when it goes out (a lane may have signed it a moment before, within the same second).
+  const sent = deps.now().toISOString();
   const result = await deps.outbound.request({ url: prepared.url, method: 'POST', headers: prepared.headers, body: prepared.body });
   const now = deps.now();
   const attempts = delivery.attempts + 1;
-  const windowStart = delivery.windowStart ?? started.toISOString();
-  const common = { attempts, windowStart, lastAttemptAt: started.toISOString() };
+  const windowStart = delivery.windowStart ?? sent;
+  const common = { attempts, windowStart, lastAttemptAt: sent };
   let outcome: AttemptRecord;
   if (result.ok && result.response.status >= 200 && result.response.status < 300) {
     outcome = { ...common, status: 'succeeded', lastStatus: result.response.status };

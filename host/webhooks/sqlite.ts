@@ -34,6 +34,17 @@ CREATE TABLE IF NOT EXISTS webhook_checkpoint (
 
 type DocRow = { doc: string };
 
+/**
+ * The sender's reads: each webhook's oldest pending deliveries. INDEXED BY the pending-only
+ * index: both indexes lead with (webhook, key), and SQLite took the one of every delivery,
+ * stepping over all a webhook's delivered rows on each read (slower with every delivery).
+ */
+export const HEADS_SQL = `SELECT d.doc FROM webhooks w JOIN deliveries d
+    ON d.id = (SELECT id FROM deliveries INDEXED BY deliveries_lane WHERE webhook = w.id AND status = 'pending' ORDER BY key LIMIT 1)
+  WHERE w.deleted = 0`;
+export const LANE_SQL = `SELECT d.doc FROM deliveries d INDEXED BY deliveries_lane JOIN webhooks w ON w.id = d.webhook AND w.deleted = 0
+  WHERE d.webhook = ? AND d.status = 'pending' ORDER BY d.key LIMIT ?`;
+
 /** The embedded delivery store: its own SQLite file (WAL), so recording attempts never waits on the read model. */
 export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
   const db = new Database(file);
@@ -51,15 +62,8 @@ export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
   const putDelivery = db.prepare<[string, string, string, string, number, string]>('INSERT OR IGNORE INTO deliveries (id, webhook, key, status, attempts, due, doc) VALUES (?, ?, ?, ?, ?, NULL, ?)');
   const recent = db.prepare<[string, number], DocRow>('SELECT doc FROM deliveries WHERE webhook = ? ORDER BY key DESC LIMIT ?');
   const oneDelivery = db.prepare<[string], DocRow>('SELECT doc FROM deliveries WHERE id = ?');
-  const heads = db.prepare<[], DocRow>(
-    `SELECT d.doc FROM webhooks w JOIN deliveries d
-       ON d.id = (SELECT id FROM deliveries WHERE webhook = w.id AND status = 'pending' ORDER BY key LIMIT 1)
-     WHERE w.deleted = 0`,
-  );
-  const lane = db.prepare<[string, number], DocRow>(
-    `SELECT d.doc FROM deliveries d JOIN webhooks w ON w.id = d.webhook AND w.deleted = 0
-     WHERE d.webhook = ? AND d.status = 'pending' ORDER BY d.key LIMIT ?`,
-  );
+  const heads = db.prepare<[], DocRow>(HEADS_SQL);
+  const lane = db.prepare<[string, number], DocRow>(LANE_SQL);
   const setDoc = db.prepare<[string, number, string | null, string, string]>('UPDATE deliveries SET status = ?, attempts = ?, due = ?, doc = ? WHERE id = ?');
   // One statement, no read: the row changes only if it is still what the attempt started from.
   const casDoc = db.prepare<[string, number, string | null, string, string, number, string, string | null]>(

@@ -7,6 +7,7 @@
  * is a process of its own and times both runs itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { percentile } from '../support/load.ts';
@@ -40,6 +41,33 @@ async function startReceiver(): Promise<{ port: number; child: ChildProcess }> {
   return { port, child };
 }
 
+/**
+ * CPU time a process has used so far, all its threads, in µs (Linux' per-thread schedstat:
+ * nanoseconds, not the 10 ms ticks of /proc/PID/stat); undefined elsewhere.
+ */
+function cpuMicros(pid: number): number | undefined {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    return ns / 1000;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU per request of the processes named, over what `run` does (`count` requests). */
+async function cpuPer<T>(pids: Record<string, number>, count: number, run: () => Promise<T>): Promise<{ result: T; per: string }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMicros(pid)]));
+  const result = await run();
+  const per = Object.entries(pids)
+    .map(([k, pid]) => {
+      const [a, b] = [before[k], cpuMicros(pid)];
+      return `${k} ${a === undefined || b === undefined ? '?' : fmt((b - a) / count, 0)} µs`;
+    })
+    .join(', ');
+  return { result, per };
+}
+
 const rate = (s: Stats) => (s.count - 1) / ((s.lastMs - s.firstMs) / 1000);
 
 export async function benchWebhooks(p: WebhookBenchParams, log: (s: string) => void): Promise<Row[]> {
@@ -59,8 +87,9 @@ export async function benchWebhooks(p: WebhookBenchParams, log: (s: string) => v
       return stats();
     };
     await plainLoop();
-    const plainBefore = await plainLoop();
-    log(`webhooks: the receiver takes ${fmt(rate(plainBefore), 0)} POSTs/s from a plain loop`);
+    const measuredLoop = await cpuPer({ 'the loop': process.pid, receiver: receiver.child.pid! }, p.deliveries, plainLoop);
+    const plainBefore = measuredLoop.result;
+    log(`webhooks: the receiver takes ${fmt(rate(plainBefore), 0)} POSTs/s from a plain loop; CPU per POST: ${measuredLoop.per}`);
 
     const key = await svc.createKey(['--name', 'bench', '--admin']);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -104,10 +133,14 @@ export async function benchWebhooks(p: WebhookBenchParams, log: (s: string) => v
       await http(receiver.port, 'POST', '/up');
       await http(receiver.port, 'POST', '/reset');
       const started = performance.now();
-      expect202(await api('POST', `/api/webhooks/${hookId}/deliveries/${oldest}/redeliver`));
       const drained = async () => (await stats()).count >= p.deliveries || performance.now() - started > 120_000;
-      const lag = await during(drained);
-      for (let i = 0; !(await drained()); i++) await new Promise((r) => setTimeout(r, 50));
+      const { result: lag, per } = await cpuPer({ service: svc.pid, receiver: receiver.child.pid! }, p.deliveries, async () => {
+        expect202(await api('POST', `/api/webhooks/${hookId}/deliveries/${oldest}/redeliver`));
+        const lag = await during(drained);
+        for (let i = 0; !(await drained()); i++) await new Promise((r) => setTimeout(r, 50));
+        return lag;
+      });
+      log(`webhooks: round ${round} drained; CPU per delivery: ${per}`);
       const s = await stats();
       if (s.count < p.deliveries) throw new Error(`only ${s.count} of ${p.deliveries} deliveries arrived`);
       return { stats: s, lag };

@@ -52,8 +52,8 @@ export type ScaleParams = {
   readonly projected?: (sites: number) => string | undefined;
   /**
    * A folder for matching slow answers with what the service did meanwhile: the service's
-   * output (e.g. `--trace-gc` through SITES_TEST_NODE_FLAGS) and each listing request's start
-   * (ms since the epoch) and time, per size.
+   * output (e.g. `--trace-gc` through SITES_TEST_NODE_FLAGS), each listing request's start
+   * (ms since the epoch) and time, and each round-robin round's rate, per size.
    */
   readonly trace?: string;
 };
@@ -259,6 +259,7 @@ async function measureService(sites: number, events: number, dataDir: string, p:
       }),
     };
     const figures = await listingsInChild(job);
+    let roundRates: { one: number[]; many: number[] } | undefined; // each round's rate, for the trace
     out.listing = new Map(figures.listing);
     out.wireGzip = figures.wireGzip;
     out.wirePlain = figures.wirePlain;
@@ -284,6 +285,7 @@ async function measureService(sites: number, events: number, dataDir: string, p:
       const errors = [...rounds.one, ...rounds.many].reduce((sum, r) => sum + r.errors, 0);
       if (errors > 0) throw new Error(`round-robin: ${errors} answers were not 200`);
       out.roundRobin = { one: merged(rounds.one), many: { ...merged(rounds.many), distinct }, ratios: rounds.many.map((r, i) => r.rps / rounds.one[i]!.rps) };
+      roundRates = { one: rounds.one.map((r) => r.rps), many: rounds.many.map((r) => r.rps) };
       out.previews = await previewPages(svc, key, sites, p.roundRobinMs, log);
     }
     out.rss = await rssMb(svc.pid);
@@ -294,6 +296,7 @@ async function measureService(sites: number, events: number, dataDir: string, p:
       await mkdir(p.trace, { recursive: true });
       await writeFile(join(p.trace, `service-${sites}.log`), svc.output());
       await writeFile(join(p.trace, `requests-${sites}.json`), JSON.stringify(figures.traced));
+      if (out.roundRobin) await writeFile(join(p.trace, `rounds-${sites}.json`), JSON.stringify(roundRates));
     }
     svc = undefined;
 

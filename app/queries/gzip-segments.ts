@@ -18,8 +18,8 @@ export type Segment = {
   /**
    * x^(8·length) modulo the CRC polynomial: what the CRC of the bytes before this piece is
    * multiplied by to combine them, made with the piece, so that an answer of a few thousand
-   * pieces combines each with one multiplication (found by length alone, it cost ~3 ms per
-   * 100,000-site listing).
+   * pieces combines each with one multiplication (found from the length at each answer, it
+   * was 1.5 of the 2.5 ms that assembling 3,200 pieces took).
    */
   readonly shift: number;
 };

@@ -3,8 +3,9 @@
 // are timed the same way), and how each round trip divides between the sender and itself:
 // `senderUs`, the median time from the end of one answer to the arrival of the next
 // request (the sender's turn, the network stack's included), `receiverUs`, from a request's
-// arrival to the end of its answer. GET /stats answers {count, firstMs, lastMs, senderUs,
-// receiverUs}; POST /reset clears them; POST /down and /up switch the service's path (/in)
+// arrival to the end of its answer; `senderSlowUs`: the sender's turns' time past twice their
+// median, per request (what stalls add to each round trip on average). GET /stats answers
+// {count, firstMs, lastMs, senderUs, receiverUs, senderSlowUs}; POST /reset clears them; POST /down and /up switch the service's path (/in)
 // between answering 503 and 204 (the plain loop's, /loop, always answers 204). Prints its port.
 import { createServer } from 'node:http';
 
@@ -16,11 +17,15 @@ let answeredAt = 0;
 let senderTurns = [];
 let receiverTurns = [];
 const median = (xs) => (xs.length === 0 ? 0 : Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] * 1000));
+const slow = (xs) => {
+  const bound = (2 * median(xs)) / 1000;
+  return xs.length === 0 ? 0 : Math.round((xs.reduce((sum, x) => sum + Math.max(0, x - bound), 0) / xs.length) * 1000);
+};
 const server = createServer((req, res) => {
   const arrived = performance.now();
   req.on('data', () => undefined);
   req.on('end', () => {
-    if (req.method === 'GET' && req.url === '/stats') return void res.end(JSON.stringify({ count, firstMs, lastMs, senderUs: median(senderTurns), receiverUs: median(receiverTurns) }));
+    if (req.method === 'GET' && req.url === '/stats') return void res.end(JSON.stringify({ count, firstMs, lastMs, senderUs: median(senderTurns), receiverUs: median(receiverTurns), senderSlowUs: slow(senderTurns) }));
     if (req.url === '/reset') {
       count = firstMs = lastMs = answeredAt = 0;
       senderTurns = [];

@@ -126,6 +126,12 @@ export const SETTINGS = {
   }),
   SITES_MAX_UPLOAD_BYTES: setting({ section: 'Limits', default: '64MiB', doc: 'The largest upload (an archive, or one file of an incremental deploy).', type: p.bytes }),
   SITES_MAX_EXTRACT_BYTES: setting({ section: 'Limits', default: '256MiB', doc: 'The largest total size of a site once its archive is unpacked.', type: p.bytes }),
+  SITES_PROJECTION_BATCH_BYTES: setting({
+    section: 'Limits',
+    default: '160MiB',
+    doc: 'About how much memory the records of one projection batch may take before it commits, in a replay, a start that rebuilds the read model, or a catch-up: a replay holding every site in one batch writes each site once (100,000 sites take about 115 MB).',
+    type: p.bytes,
+  }),
   SITES_MAX_EXTRACT_ENTRIES: setting({ section: 'Limits', default: '10000', doc: 'The most entries (files and folders) an archive may hold.', type: p.int(1) }),
   SITES_UPLOAD_MIN_BYTES_PER_S: setting({
     section: 'Limits',

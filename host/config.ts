@@ -48,6 +48,8 @@ export type Config = {
    * answer yet, before it stops with one line naming the store (`SITES_STORE_WAIT`).
    */
   readonly storeWaitMs: number;
+  /** Memory a catch-up's or a rebuild's projection batch may hold in records (`SITES_PROJECTION_BATCH_BYTES`). */
+  readonly projectionBatchBytes: number;
   readonly mcp: {
     readonly enabled: boolean;
     readonly allowedUsers: ReadonlySet<string>;
@@ -123,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     previews: { ttlMs: v.SITES_PREVIEW_TTL, maxPerSite: v.SITES_MAX_PREVIEWS_PER_SITE },
     deployTtlMs: v.SITES_DEPLOY_TTL,
     storeWaitMs: v.SITES_STORE_WAIT,
+    projectionBatchBytes: v.SITES_PROJECTION_BATCH_BYTES,
     mcp: {
       enabled: v.SITES_MCP_ENABLED,
       allowedUsers: v.SITES_MCP_ALLOWED_USERS === undefined ? adminUsers : new Set(v.SITES_MCP_ALLOWED_USERS),

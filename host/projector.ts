@@ -1,6 +1,7 @@
 import type { EventStore } from '../domain/ports.ts';
 import type { Leases } from '../domain/ports.ts';
 import type { ProjectionBatch, ProjectionStore } from '../projections/projection-store.ts';
+import { withHeldHeapGrowth } from './heap-growth.ts';
 import { takeLease } from './lease-holder.ts';
 
 /**
@@ -15,20 +16,42 @@ const PAGE = 1_000;
 
 /**
  * When a batch is committed. A batch holds one record per stream it touched (not the
- * events), and commits once it holds `streams` of them, has folded `events` events, has
- * run `ms` milliseconds, or has read everything there is (an empty page). Larger batches
- * write a stream touched by many events once; smaller ones keep the checkpoint moving.
+ * events), and commits once it holds `streams` of them or about `bytes` of memory in them,
+ * has folded `events` events, has run `ms` milliseconds, or has read everything there is
+ * (an empty page). Larger batches write a stream touched by many events once; smaller ones
+ * keep the checkpoint moving.
  * `live`: the service's loop, which also commits on a page shorter than asked (the log is
  * then most likely drained: this saves a read per wake-up) and lets requests run between pages.
  */
-type Window = { readonly streams: number; readonly events: number; readonly ms: number; readonly live: boolean };
+type Window = { readonly streams: number; readonly bytes: number; readonly events: number; readonly ms: number; readonly live: boolean };
 /**
- * `catchUp` (CLI commands, `sites replay`): large transactions, no one waiting on each.
- * 20,000 site documents are about 30 MB in memory (twice that when each replaces a stored one).
+ * `catchUp` (CLI commands, `sites replay`): large transactions, no one waiting on each,
+ * bounded by the memory of their records. A rebuild commits a stream once per batch, and
+ * every write costs more than all the folding of its events (a site's row, tags and
+ * revisions against about a microsecond an event), so a replay holds every site of a log
+ * in one batch while they fit: 100,000 sites of the benchmark are about 115 MB. The time
+ * bound only keeps a lease renewed between batches (`sites replay` holds it 60 s).
  */
-const CATCH_UP: Window = { streams: 20_000, events: 1_000_000, ms: 10_000, live: false };
+const CATCH_UP: Window = { streams: Infinity, bytes: 160 * 1024 * 1024, events: Infinity, ms: 30_000, live: false };
 /** The live loop: at most a few hundred milliseconds per transaction, as its checkpoint is what read-your-writes waits on. */
-const LIVE: Window = { streams: 5_000, events: 100_000, ms: 250, live: true };
+const LIVE: Window = { streams: 5_000, bytes: 32 * 1024 * 1024, events: 100_000, ms: 250, live: true };
+/**
+ * The live loop far behind the log (its first batch after a start, which rebuilds the read
+ * model after a schema change; or a batch after one that filled the live window): the
+ * catch-up's bounds, still committing once it reaches the head. Small batches would not
+ * bring a waiting reader its writes sooner, as they are at the head: they would only write
+ * each stream once per batch instead of once.
+ */
+const BEHIND: Window = { ...CATCH_UP, live: true };
+/**
+ * A side projection reading on its own in a catch-up. Its batch holds nothing in memory
+ * (it stores each page as it comes) and gains nothing from its length: bounded in events
+ * and time, one window per read-model batch.
+ */
+const SIDE_CATCH_UP: Window = { streams: Infinity, bytes: Infinity, events: 1_000_000, ms: 10_000, live: false };
+
+/** What one batch did (see `project`). */
+type Batched = { readonly applied: number; readonly sides: number; readonly at: string | undefined; readonly full: boolean };
 
 export type ProjectorOptions = {
   /** Identifies this process in the lease (several instances may share one read model). */
@@ -37,8 +60,10 @@ export type ProjectorOptions = {
   readonly onError?: (err: unknown) => void;
   /** Told when the lease was taken over from a holder that is gone (killed without releasing it). */
   readonly onTakeOver?: (from: string) => void;
-  /** Streams a catch-up batch holds at most before it commits (memory); 20,000 unless given. */
+  /** Streams a catch-up batch holds at most before it commits (tests make small batches with it); bounded by memory alone unless given. */
   readonly catchUpStreams?: number;
+  /** About how much memory a catch-up batch's records (and the live loop's while behind) may take: 160 MiB unless given. */
+  readonly catchUpBytes?: number;
   /** Projections fed with the read model, each from its own checkpoint. */
   readonly sides?: readonly SideProjection[];
 };
@@ -53,9 +78,12 @@ export class Projector {
   private running = false;
   private loop: Promise<void> | undefined;
   private holding = false;
+  /** Ends the loop's current pause (see `pause`), so `stop()` need not wait up to a second for it. */
+  private endPause: (() => void) | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly ttl: number;
   private readonly catchUpWindow: Window;
+  private readonly behindWindow: Window;
 
   constructor(
     private readonly events: EventStore,
@@ -63,7 +91,8 @@ export class Projector {
     private readonly options: ProjectorOptions,
   ) {
     this.ttl = options.leaseTtlMs ?? 5_000;
-    this.catchUpWindow = { ...CATCH_UP, streams: options.catchUpStreams ?? CATCH_UP.streams };
+    this.catchUpWindow = { ...CATCH_UP, streams: options.catchUpStreams ?? CATCH_UP.streams, bytes: options.catchUpBytes ?? CATCH_UP.bytes };
+    this.behindWindow = { ...BEHIND, bytes: options.catchUpBytes ?? BEHIND.bytes };
   }
 
   /** Whether this process currently holds the projector lease. */
@@ -79,6 +108,7 @@ export class Projector {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.endPause?.();
     await this.loop;
     if (this.holding) await this.readModel.releaseLease(LEASE, this.options.holder).catch(() => undefined);
     this.holding = false;
@@ -90,20 +120,24 @@ export class Projector {
    * never yields to timers, so work that must go on during it (renewing a lease) goes there.
    */
   async catchUp(afterBatch?: () => Promise<void>): Promise<number> {
-    let applied = 0;
-    for (;;) {
-      const { applied: n, sides } = await this.project(this.catchUpWindow);
-      if (n === 0 && sides === 0) return applied;
-      applied += n;
-      await afterBatch?.();
-    }
+    return withHeldHeapGrowth(async () => {
+      let applied = 0;
+      for (;;) {
+        const { applied: n, sides } = await this.project(this.catchUpWindow);
+        if (n === 0 && sides === 0) return applied;
+        applied += n;
+        await afterBatch?.();
+      }
+    });
   }
 
   /**
    * One batch: reads pages of the log after the checkpoint, folds them in, and commits
    * them with the position of the last event read. Returns how many events it applied to
-   * the read model, how many side projections read on their own, and the checkpoint it leaves. A drained log commits at once, so a waiting reader is not
-   * kept waiting.
+   * the read model, how many side projections read on their own, the checkpoint it leaves,
+   * and whether it stopped at a bound of its window (`full`: the log goes on). A drained
+   * log commits at once, so a waiting reader is not kept waiting. `keepLease`, between
+   * pages: renews the lease of a long batch; once it is lost the batch reads no more.
    *
    * The side projections whose checkpoint is the read model's take the same pages and
    * commit just before it, so once a command sees its events in the read model they are
@@ -112,7 +146,7 @@ export class Projector {
    * batch, until it reaches the same position. A failing side is left out of the batch and
    * reported: it never stops the read model.
    */
-  private async project(window: Window): Promise<{ applied: number; sides: number; at: string | undefined }> {
+  private async project(window: Window, keepLease?: () => Promise<boolean>): Promise<Batched> {
     const batch = await this.readModel.beginBatch();
     const sides = await this.beginSides();
     let along = sides.filter((s) => s.batch.from === batch.from);
@@ -120,6 +154,7 @@ export class Projector {
     const started = performance.now();
     let after = batch.from;
     let applied = 0;
+    let full = false;
     for (;;) {
       const page = await this.events.readAll(after, PAGE);
       if (page.length === 0) break;
@@ -128,17 +163,19 @@ export class Projector {
       applied += page.length;
       after = page[page.length - 1]!.position;
       if (window.live && page.length < PAGE) break;
-      if (batch.streams >= window.streams || applied >= window.events || performance.now() - started >= window.ms) break;
+      full = batch.streams >= window.streams || batch.bytes >= window.bytes || applied >= window.events || performance.now() - started >= window.ms;
+      if (full) break;
+      if (keepLease && !(await keepLease())) break;
       if (window.live) await new Promise((r) => setImmediate(r));
     }
     let sideApplied = 0;
-    for (const side of apart) sideApplied += await this.catchUpSide(side, window);
-    if (applied === 0 || after === undefined) return { applied: 0, sides: sideApplied, at: batch.from };
+    for (const side of apart) sideApplied += await this.catchUpSide(side, window.live ? LIVE : SIDE_CATCH_UP);
+    if (applied === 0 || after === undefined) return { applied: 0, sides: sideApplied, at: batch.from, full: false };
     const end = after;
     await this.eachSide(along, (b) => b.commit(end));
     await batch.commit(end);
     this.notify();
-    return { applied, sides: sideApplied, at: end };
+    return { applied, sides: sideApplied, at: end, full };
   }
 
   private async beginSides(): Promise<{ name: string; batch: ProjectionBatch }[]> {
@@ -227,25 +264,49 @@ export class Projector {
 
   private async run(): Promise<void> {
     let lastRenew = 0;
+    const keepLease = async (): Promise<boolean> => {
+      if (!this.holding || Date.now() - lastRenew > this.ttl / 3) {
+        // A predecessor killed while holding the lease is not waited out: see lease-holder.ts.
+        this.holding = await takeLease(this.readModel, LEASE, this.options.holder, this.ttl, this.options.onTakeOver);
+        lastRenew = Date.now();
+      }
+      return this.holding;
+    };
+    // Until a batch reaches the head, the loop is behind (see BEHIND): so it is after a start.
+    let behind = true;
     while (this.running) {
       try {
-        if (!this.holding || Date.now() - lastRenew > this.ttl / 3) {
-          // A predecessor killed while holding the lease is not waited out: see lease-holder.ts.
-          this.holding = await takeLease(this.readModel, LEASE, this.options.holder, this.ttl, this.options.onTakeOver);
-          lastRenew = Date.now();
-        }
-        if (!this.holding) {
-          await sleep(Math.min(1000, this.ttl / 3));
+        if (!(await keepLease())) {
+          await this.pause(sleep(Math.min(1000, this.ttl / 3)));
           continue;
         }
-        const { applied, sides, at } = await this.project(LIVE);
+        const window = behind ? this.behindWindow : LIVE;
+        const batch = () => this.project(window, keepLease);
+        const done: Batched = behind ? await withHeldHeapGrowth(batch) : await batch();
+        const { applied, sides, at } = done;
+        behind = done.full;
         if (applied > 0 || sides > 0) continue;
-        await this.events.waitForEvents(at, Math.min(1000, this.ttl / 3));
+        await this.pause(this.events.waitForEvents(at, Math.min(1000, this.ttl / 3)));
       } catch (err) {
         this.options.onError?.(err);
-        await sleep(200);
+        await this.pause(sleep(200));
       }
     }
+  }
+
+  /**
+   * Waits for `until`, or until `stop()` is called, whichever comes first (a wait of the event
+   * store left behind is released when the store closes).
+   */
+  private pause(until: Promise<unknown>): Promise<unknown> {
+    if (!this.running) {
+      until.catch(() => undefined);
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      this.endPause = () => resolve(undefined);
+      until.then(resolve, reject);
+    });
   }
 }
 

@@ -86,6 +86,7 @@ export async function createService(config: Config, options: { project: 'run' | 
     holder,
     onError: (err) => log.error('projection failed', { error: String(err) }),
     onTakeOver: tookOver,
+    catchUpBytes: config.projectionBatchBytes,
     // The activity log and the webhook outbox, each with its own checkpoint (DESIGN.md "Subscribers of the log").
     sides: [
       { name: 'activity', beginBatch: () => stack.activity.beginBatch() },

@@ -34,13 +34,23 @@ export function projectBatch(
 ): Map<string, StreamRecord> {
   const changed = new Map<string, StreamRecord>();
   for (const event of events) {
-    const kind = kindOfStream(event.stream);
-    if (!kind) continue;
-    const current = changed.get(event.stream) ?? loaded.get(event.stream) ?? { stream: event.stream, kind, revision: -1, doc: null };
-    if (event.revision <= current.revision) continue;
-    changed.set(event.stream, { stream: event.stream, kind, revision: event.revision, doc: projectDoc(kind, current.doc, event) });
+    const current = changed.get(event.stream) ?? loaded.get(event.stream);
+    const next = projectRecord(current, event);
+    if (next !== undefined && next !== current) changed.set(event.stream, next);
   }
   return changed;
+}
+
+/**
+ * One event folded into its stream's record (`current`, undefined: none yet): the new
+ * record, `current` itself when the event was already applied, or undefined for a stream
+ * no document family is fed from. Pure; `projectBatch` over many events.
+ */
+export function projectRecord(current: StreamRecord | undefined, event: Recorded): StreamRecord | undefined {
+  const kind = current?.kind ?? kindOfStream(event.stream);
+  if (!kind) return undefined;
+  if (current && event.revision <= current.revision) return current;
+  return { stream: current?.stream ?? event.stream, kind, revision: event.revision, doc: projectDoc(kind, current?.doc ?? null, event) };
 }
 
 function projectDoc(kind: DocKind, doc: StreamRecord['doc'], event: Recorded): StreamRecord['doc'] {
@@ -77,8 +87,21 @@ export function projectSite(doc: SiteDoc | null, event: Recorded<SiteEvent>): Si
   const after = evolveSite(before, event);
   // Every change that moves `updatedAt` also says who made it (the cards and the table show
   // both): evolve applied the event and the site's time is now this event's.
-  const updatedBy = after !== before && after.updatedAt === event.meta.at ? event.meta.actor : doc?.updatedBy;
-  return siteDoc(event.stream, after, updatedBy);
+  const updatedBy = after !== before && after.updatedAt === event.meta.at ? sameOr(doc?.updatedBy, event.meta.actor) : doc?.updatedBy;
+  return siteDoc(event.stream, after, updatedBy, doc);
+}
+
+/**
+ * `actor`, or `was` when it names the same actor. A batch holds each site's document until
+ * its next event, usually long enough for V8 to move it to the old generation: keeping the
+ * values that did not change (the actor, the stream name, the path) keeps a replay's garbage
+ * there, and so its heap and its minor collections' copying, smaller.
+ */
+function sameOr(was: Actor | undefined, actor: Actor): Actor {
+  if (was === undefined || was.kind !== actor.kind || was.name !== actor.name) return actor;
+  const a = was as { id?: unknown; user?: unknown };
+  const b = actor as { id?: unknown; user?: unknown };
+  return a.id === b.id && a.user === b.user ? was : actor;
 }
 
 function siteState(doc: SiteDoc): SiteState {
@@ -100,16 +123,17 @@ function siteState(doc: SiteDoc): SiteState {
 }
 
 // Built field by field, optional ones assigned only when present: replays build one per event.
-function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined): SiteDoc | null {
+function siteDoc(stream: string, state: SiteState, updatedBy: Actor | undefined, was: SiteDoc | null): SiteDoc | null {
   if (state.status !== 'live' && state.status !== 'quarantined') return null;
   if (!state.address || !state.live) return null; // a stream that never published
   const { group, slug } = state.address;
+  const same = was !== null && was.group === group && was.slug === slug;
   const doc: { -readonly [K in keyof SiteDoc]: SiteDoc[K] } = {
-    stream,
+    stream: was?.stream ?? stream,
     siteId: state.siteId!,
-    group,
-    slug,
-    path: fullPath({ group, slug }),
+    group: same ? was.group : group,
+    slug: same ? was.slug : slug,
+    path: same ? was.path : fullPath({ group, slug }),
     status: state.status,
     meta: state.meta!,
     live: state.live,

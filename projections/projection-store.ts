@@ -23,6 +23,9 @@ export type ProjectionBatch = {
   commit(checkpoint: string): Promise<void>;
 };
 
+/** The read model's batch, which also says about how much memory its records take (bytes, an estimate): what a catch-up bounds it by. */
+export type ReadModelBatch = ProjectionBatch & { readonly bytes: number };
+
 /**
  * Where the projector writes: the documents of projections/project.ts and the checkpoint,
  * stored together. Only the projector (host/projector.ts) and `sites replay` use it; readers
@@ -37,7 +40,7 @@ export interface ProjectionStore {
    */
   apply(events: readonly Recorded[], checkpoint: string): Promise<void>;
   /** Starts a batch at the current checkpoint (see ProjectionBatch): what catch-up and replay use. */
-  beginBatch(): Promise<ProjectionBatch>;
+  beginBatch(): Promise<ReadModelBatch>;
   /**
    * Last revision of `stream` applied to the read model and committed with a checkpoint, -1
    * when none: read-your-writes waits on it, so once it answers, `checkpoint()` covers the

@@ -2,7 +2,7 @@ import type { BlobIndex, DeploySessions, Leases } from '../domain/ports.ts';
 import type { ProjectionStore } from './projection-store.ts';
 import type { Queries } from './queries.ts';
 
-export type { ProjectionBatch } from './projection-store.ts';
+export type { ProjectionBatch, ReadModelBatch } from './projection-store.ts';
 export type { SiteListResult, SiteQuery, SiteRef, SiteTreeChanges } from './queries.ts';
 
 /**

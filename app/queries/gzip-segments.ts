@@ -15,6 +15,13 @@ export type Segment = {
   readonly crc: number;
   /** Length of the uncompressed bytes. */
   readonly length: number;
+  /**
+   * x^(8·length) modulo the CRC polynomial: what the CRC of the bytes before this piece is
+   * multiplied by to combine them, made with the piece, so that an answer of a few thousand
+   * pieces combines each with one multiplication (found from the length at each answer, it
+   * was 1.5 of the 2.5 ms that assembling 3,200 pieces took).
+   */
+  readonly shift: number;
 };
 
 /** Level of the pieces: measured on site JSON, level 6 gives ~2% smaller pieces than 4 at 1.6× the time. */
@@ -24,7 +31,7 @@ const STORED_MAX = 0xffff;
 /** `bytes` compressed as a piece. */
 export function compressed(bytes: Buffer): Segment {
   if (bytes.length < 64) return stored(bytes);
-  return { deflated: own(deflateRawSync(bytes, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH })), crc: crc32(bytes), length: bytes.length };
+  return { deflated: own(deflateRawSync(bytes, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH })), crc: crc32(bytes), length: bytes.length, shift: shiftOf(bytes.length) };
 }
 
 /**
@@ -51,7 +58,7 @@ export function stored(bytes: Buffer): Segment {
     parts.push(head, part);
     if (bytes.length === 0) break;
   }
-  return { deflated: own(Buffer.concat(parts)), crc: crc32(bytes), length: bytes.length };
+  return { deflated: own(Buffer.concat(parts)), crc: crc32(bytes), length: bytes.length, shift: shiftOf(bytes.length) };
 }
 
 const HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]); // no name, no time, OS unknown
@@ -63,7 +70,7 @@ export function gzipOf(segments: readonly Segment[]): Buffer {
   let length = 0;
   const parts: Buffer[] = [HEADER];
   for (const s of segments) {
-    crc = crc32Combine(crc, s.crc, s.length);
+    crc = (multModP(s.shift, crc) ^ s.crc) >>> 0;
     length += s.length;
     parts.push(s.deflated);
   }
@@ -74,8 +81,8 @@ export function gzipOf(segments: readonly Segment[]): Buffer {
   return Buffer.concat(parts);
 }
 
-// CRC-32 combination (as zlib 1.2.12's crc32_combine): the CRC of A·B from crc(A), crc(B)
-// and |B|, by multiplying crc(A) by x^(8|B|) modulo the CRC polynomial.
+// CRC-32 combination (as zlib 1.2.12's crc32_combine): the CRC of A·B is crc(A) multiplied by
+// x^(8|B|) modulo the CRC polynomial, plus crc(B).
 const POLY = 0xedb88320;
 
 function multModP(a: number, b: number): number {
@@ -111,7 +118,7 @@ function x2nModP(n: number, k: number): number {
   return p;
 }
 
-export function crc32Combine(crc1: number, crc2: number, length2: number): number {
-  if (length2 === 0) return crc1 >>> 0;
-  return (multModP(x2nModP(length2, 3), crc1 >>> 0) ^ (crc2 >>> 0)) >>> 0;
+/** x^(8·length) modulo the polynomial (x^0 for no bytes: the CRC is left as it was). */
+function shiftOf(length: number): number {
+  return x2nModP(length, 3);
 }

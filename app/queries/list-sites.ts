@@ -99,7 +99,7 @@ async function filteredGzip(deps: AppDeps, identity: Identity, query: SiteQuery)
   if (group) return gzipOf([head, ...group.segments, stored(Buffer.from(`,"count":${group.count}}`))]);
   const matches = await deps.filteredTrees.matches(query);
   const tree = await deps.filteredTrees.segments(matches, variant.admin, probe);
-  return gzipOf([head, ...tree, stored(Buffer.from(`,"count":${matches.length}}`))]);
+  return gzipOf([head, ...tree, stored(Buffer.from(`,"count":${matches.count}}`))]);
 }
 
 /** The read model's query for these parameters: `hidden=true` is honoured for admins only; for everyone else it is ignored. */

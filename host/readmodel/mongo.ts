@@ -4,7 +4,7 @@ import { batchFold } from '../../projections/batch.ts';
 import { withLastUse, type ConnectionDoc, type KeyDoc, type OAuthClientDoc, type SiteDoc, type StreamRecord } from '../../projections/documents.ts';
 import { positionKey } from '../../projections/positions.ts';
 import { kindOfStream } from '../../projections/project.ts';
-import type { ProjectionBatch, ReadModel, SiteRef } from '../../projections/read-model.ts';
+import type { ReadModel, ReadModelBatch, SiteRef } from '../../projections/read-model.ts';
 import { deployCollections, mongoDeploys, type DeployBlobDocument, type DeployDocument } from './mongo-deploys.ts';
 import {
   OBSOLETE_STREAM_INDEXES,
@@ -148,7 +148,7 @@ function mongoReadModel(
   const keysOf = (spec: FindSpec) => usedOf<KeyDoc>('key', spec);
   const connectionsOf = (spec: FindSpec) => usedOf<ConnectionDoc>('connection', spec);
 
-  const beginBatch = async (): Promise<ProjectionBatch> => {
+  const beginBatch = async (): Promise<ReadModelBatch> => {
     const before = await checkpoints.findOne({ _id: CHECKPOINT_ID });
     // A read model projected before the tree existed has a checkpoint and no root node: the
     // tree is made once from its documents (the root is written then, even with no site).
@@ -160,6 +160,9 @@ function mongoReadModel(
       from: before?.position,
       get streams() {
         return fold.streams;
+      },
+      get bytes() {
+        return fold.bytes;
       },
       async add(events) {
         fold.add(events, await loadStreams(streams, fold.missing(events)));

@@ -22,10 +22,11 @@ export function prepareStatements(db: Database.Database) {
               END AS doc
          FROM streams st WHERE st.stream IN (SELECT value FROM json_each(?))`,
     ),
-    putStream: db.prepare(
-      `INSERT INTO streams (stream, kind, revision) VALUES (@stream, @kind, @revision)
+    putStream: db.prepare<[string, string, number]>(
+      `INSERT INTO streams (stream, kind, revision) VALUES (?, ?, ?)
        ON CONFLICT (stream) DO UPDATE SET kind = excluded.kind, revision = excluded.revision`,
     ),
+    anyStream: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM streams LIMIT 1`),
     streamRevision: db.prepare<[string], { revision: number }>(`SELECT revision FROM streams WHERE stream = ?`),
     checkpoint: db.prepare<[], { position: string }>(`SELECT position FROM checkpoint WHERE id = 1`),
     putCheckpoint: db.prepare(`INSERT INTO checkpoint (id, position) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET position = excluded.position`),
@@ -33,9 +34,10 @@ export function prepareStatements(db: Database.Database) {
     delSite: db.prepare(`DELETE FROM sites WHERE stream = ?`),
     delTags: db.prepare(`DELETE FROM site_tags WHERE stream = ?`),
     delRevisions: db.prepare(`DELETE FROM revisions WHERE stream = ?`),
-    putSite: db.prepare(
+    // Positional (bound in SITE_COLUMNS' order after stream and revision, doc last): a replay runs it once a site.
+    putSite: db.prepare<unknown[]>(
       `INSERT INTO sites (stream, revision, path, grp, slug, title_lc, desc_lc, date, undated, hidden, status, updated_at, deleted_at, preview_expires, doc)
-       VALUES (@stream, @revision, @path, @grp, @slug, @title_lc, @desc_lc, @date, @undated, @hidden, @status, @updated_at, @deleted_at, @preview_expires, @doc)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     putTag: db.prepare(`INSERT INTO site_tags (stream, tag, tag_lc) VALUES (?, ?, ?)`),
     delTag: db.prepare(`DELETE FROM site_tags WHERE stream = ? AND tag = ?`),

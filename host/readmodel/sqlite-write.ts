@@ -67,7 +67,8 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
       case 'site': {
         const doc = record.doc as SiteDoc;
         const f = siteIndexFields(doc);
-        s.putSite.run({ ...siteColumns(doc, f), stream, revision: record.revision, doc: json });
+        const c = siteColumns(doc, f);
+        s.putSite.run(stream, record.revision, c.path, c.grp, c.slug, c.title_lc, c.desc_lc, c.date, c.undated, c.hidden, c.status, c.updated_at, c.deleted_at, c.preview_expires, json);
         f.tags.forEach((tag, i) => s.putTag.run(stream, tag, f.tagsLc[i]));
         for (const r of retainedRevisions(doc)) s.putRevision.run(stream, r.id, r.manifest, r.favicon);
         for (const domain of doc.domains ?? []) s.putDomain.run(domain, stream);
@@ -178,7 +179,7 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
       const stored = s.streamRevision.get(after.stream)?.revision ?? -1;
       if (stored >= after.revision) return false;
       const json = after.doc === null ? null : JSON.stringify(after.doc);
-      s.putStream.run({ stream: after.stream, kind: after.kind, revision: after.revision });
+      s.putStream.run(after.stream, after.kind, after.revision);
       // The rows of the document the stored record holds, when that is the one `after` was
       // projected from; undefined when another projector moved it: its rows are then unknown.
       const was = stored === (before?.revision ?? -1) ? (before?.doc ?? null) : undefined;
@@ -189,6 +190,14 @@ export function sqliteWriter(db: Database.Database, s: Statements) {
       if (was !== null) deleteRows(after.kind, after.stream);
       if (json !== null) insertRows(after, json);
       return true;
+    },
+    /**
+     * Stores a record of a stream the tables hold nothing of (a rebuild's first batch, into
+     * an empty `streams`): no stored revision to compare, no rows to replace.
+     */
+    insert(record: StreamRecord): void {
+      s.putStream.run(record.stream, record.kind, record.revision);
+      if (record.doc !== null) insertRows(record, JSON.stringify(record.doc));
     },
   };
 }

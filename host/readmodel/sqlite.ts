@@ -18,6 +18,8 @@ const PARSED_MAX = 20_000;
 /** Changes from which a batch into empty site tables builds their indexes afterwards (see SITE_INDEXES). */
 const BULK_LOAD = 1_000;
 
+const byStream = (a: StreamChange, b: StreamChange): number => (a.after.stream < b.after.stream ? -1 : a.after.stream > b.after.stream ? 1 : 0);
+
 /**
  * The embedded read model: one SQLite file (WAL) that several processes may share.
  * `apply` runs as one IMMEDIATE transaction, so the documents and the checkpoint are
@@ -73,15 +75,21 @@ export function openSqliteReadModel(file: string, opts: { readonly parsedMax?: n
   };
   /**
    * Writes the changes and the group tree nodes they move, stamped with the batch's position;
-   * returns the site documents written, for the parse cache once committed.
+   * returns the site documents written, for the parse cache once committed. Into an empty
+   * read model (a replay, a first start) every change is an insert, made in key order: each
+   * B-tree then grows at its right edge, where random order splits pages all over it.
    */
   const store = (changes: readonly StreamChange[], checkpoint: string): StreamRecord[] => {
+    const fresh = s.anyStream.get() === undefined;
     const bulk = changes.length >= BULK_LOAD && s.anySite.get() === undefined;
     if (bulk) for (const index of SITE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index.name}`);
     const sites: StreamRecord[] = [];
     const written: StreamChange[] = [];
-    for (const change of changes) {
-      if (!writer.write(change) || change.after.kind !== 'site') continue;
+    const ordered = fresh ? [...changes].sort(byStream) : changes;
+    for (const change of ordered) {
+      if (fresh) writer.insert(change.after);
+      else if (!writer.write(change)) continue;
+      if (change.after.kind !== 'site') continue;
       written.push(change);
       if (change.after.doc) sites.push(change.after);
     }
@@ -149,6 +157,9 @@ export function openSqliteReadModel(file: string, opts: { readonly parsedMax?: n
         from,
         get streams() {
           return fold.streams;
+        },
+        get bytes() {
+          return fold.bytes;
         },
         async add(events) {
           fold.add(events, load(fold.missing(events)));

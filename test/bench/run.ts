@@ -69,7 +69,8 @@ if (only.has('scale')) {
   // BENCH_SCALE_PROJECTED=100000=/dev/shm/dir,…: a data dir with its read model projected: copied (no replay) when it exists, else made after the replays.
   const projectedDirs = new Map((env.BENCH_SCALE_PROJECTED ?? '').split(',').filter(Boolean).map((kv) => [Number(kv.split('=')[0]), kv.slice(kv.indexOf('=') + 1)] as const));
   const scale = { sizes, rounds, queriesEach: num('BENCH_QUERIES', full ? 200 : 50), runs: params.runs, roundRobinMs: full ? 5000 : 3000 };
-  rows.push(...(await benchScale({ ...scale, seeded: (sites) => seededDirs.get(sites), projected: (sites) => projectedDirs.get(sites) }, log)));
+  // BENCH_SCALE_TRACE=dir: the service's output, each listing request's start and time and each round-robin round's rate, per size (slow answers against --trace-gc).
+  rows.push(...(await benchScale({ ...scale, seeded: (sites) => seededDirs.get(sites), projected: (sites) => projectedDirs.get(sites), trace: env.BENCH_SCALE_TRACE }, log)));
 }
 
 const text = [

@@ -41,7 +41,7 @@ function counted(model: ReadModel): { model: ReadModel; commits: () => number } 
   const wrapped: ReadModel = Object.create(model);
   wrapped.beginBatch = async () => {
     const batch = await model.beginBatch();
-    return { from: batch.from, add: (e) => batch.add(e), commit: (c) => ((commits++), batch.commit(c)), get streams() { return batch.streams; } };
+    return { from: batch.from, add: (e) => batch.add(e), commit: (c) => ((commits++), batch.commit(c)), get streams() { return batch.streams; }, get bytes() { return batch.bytes; } };
   };
   return { model: wrapped, commits: () => commits };
 }
@@ -90,6 +90,33 @@ it('runs the catch-up hook after each committed batch, and a hook that throws st
   });
   await expect(stopped).rejects.toThrow('lease lost');
   expect(other.commits()).toBe(1);
+}, 60_000);
+
+it('starts behind the log: the live loop rebuilds it in one batch, not one per live window, then commits each append as it comes', async () => {
+  // More streams than a live window holds (5,000): in live windows the rebuild writes each
+  // stream once per window it appears in.
+  const many = history(6_000, 1, 7);
+  const all = recordAll(many).events;
+  let at = 0;
+  const appended = many.map((a) => ({ stream: a.stream, events: all.slice(at, (at += a.events.length)).map(({ type, data, meta }) => ({ type, data, meta }) as EventToAppend) }));
+  const events = await logOf(appended.slice(0, -1));
+  const { model, commits } = counted(readModel());
+  const projector = new Projector(events, model, { holder: 'live' });
+  projector.start();
+  try {
+    const before = appended[appended.length - 2]!.stream;
+    await projector.waitFor(before, await events.streamRevision(before), 20_000);
+    expect(commits()).toBe(1);
+    await logOf(appended.slice(-1), events);
+    const last = appended[appended.length - 1]!.stream;
+    await projector.waitFor(last, await events.streamRevision(last), 20_000);
+    expect(commits()).toBe(2);
+  } finally {
+    await projector.stop();
+  }
+  const caughtUp = readModel();
+  await new Projector(events, caughtUp, { holder: 'test' }).catchUp();
+  expect(await everything(model, many)).toEqual(await everything(caughtUp, many));
 }, 60_000);
 
 it('projects in the live loop what one event at a time gives; read-your-writes resolves', async () => {

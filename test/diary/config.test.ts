@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { readConfig, type Config } from '../../mcp/diary/config.ts';
 import { HTTP_DEFAULTS } from '../../mcp/diary/http.ts';
-import { ROOT } from './helpers.ts';
+import { DIARY_ARGS, ROOT } from './helpers.ts';
 
 const BASE = { DIARY_EMAIL: 'a@b.example', DIARY_PASSWORD: 'pw' };
 const read = (env: Record<string, string>): Config | string => readConfig(['--http', '127.0.0.1:8090'], { ...BASE, ...env });
@@ -56,7 +56,7 @@ describe('HTTP guard settings', () => {
   });
 
   it('a bad value stops start-up (stdio too) with one line on stderr', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'mcp/diary/main.ts'], {
+    const r = spawnSync(process.execPath, DIARY_ARGS, {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...BASE, DIARY_MAX_SESSIONS: 'none' },
       input: '',

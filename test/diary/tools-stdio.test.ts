@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type DiarySim } from '../support/diary-sim/server.ts';
-import { ROOT, stdioClient, type TestClient } from './helpers.ts';
+import { DIARY_ARGS, ROOT, stdioClient, type TestClient } from './helpers.ts';
 import { toolSuite } from './tools.suite.ts';
 
 const TIMEOUT = 300;
@@ -26,7 +26,7 @@ describe('stdio, modern client', () => {
 
 describe('start-up', () => {
   const run = (env: Record<string, string>) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'mcp/diary/main.ts'], {
+    spawnSync(process.execPath, DIARY_ARGS, {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
       input: '',

@@ -17,15 +17,18 @@ import { freePort, SERVE_NODE_FLAGS } from '../support/service.ts';
 const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'sites.mjs');
 
 type Served = { child: ChildProcess; port: number; stderr: () => string; exited: Promise<number> };
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const undo of cleanup.splice(0).reverse()) await undo().catch(() => undefined);
-});
+type Undo = () => Promise<unknown>;
+const undoAll = async (list: Undo[]) => {
+  for (const undo of list.splice(0).reverse()) await undo().catch(() => undefined);
+};
+const cleanup: Undo[] = [];
+afterEach(() => undoAll(cleanup));
 
-async function serve(env: Record<string, string>): Promise<Served> {
+/** `undo`: where the process and its data dir are cleaned up from (a concurrent test has its own). */
+async function serve(env: Record<string, string>, undo = cleanup): Promise<Served> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'sites-store-wait-'));
-  cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+  undo.push(() => rm(dataDir, { recursive: true, force: true }));
   let stderr = '';
   const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, BIN, 'serve'], {
     env: { ...process.env, SITES_LISTEN_ADDR: `127.0.0.1:${port}`, SITES_DATA_DIR: dataDir, SITES_LOG_LEVEL: 'info', ...env },
@@ -33,7 +36,7 @@ async function serve(env: Record<string, string>): Promise<Served> {
   });
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number>((done) => child.once('exit', (code) => done(code ?? -1)));
-  cleanup.push(async () => {
+  undo.push(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   });
@@ -43,7 +46,8 @@ async function serve(env: Record<string, string>): Promise<Served> {
 const lines = (text: string) => text.trim().split('\n');
 
 describe('start-up waits for its stores', () => {
-  it.each([
+  // Each case mostly waits out its 3 s: the three run at once.
+  it.concurrent.for<[string, (port: number) => Record<string, string>, string]>([
     ['the event store', (port: number) => ({ SITES_EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false` }), 'EventStoreDB'],
     ['the read model', (port: number) => ({ SITES_MONGO_URL: `mongodb://127.0.0.1:${port}/sites` }), 'MongoDB'],
     [
@@ -51,10 +55,12 @@ describe('start-up waits for its stores', () => {
       (port: number) => ({ SITES_S3_ENDPOINT: `http://127.0.0.1:${port}`, SITES_S3_BUCKET: 'sites', SITES_S3_ACCESS_KEY: 'k', SITES_S3_SECRET_KEY: 'secret-key' }),
       'S3',
     ],
-  ])('stops with one line naming %s when nothing listens on its port', async (name, envFor, kind) => {
+  ])('stops with one line naming %s when nothing listens on its port', { timeout: 30_000 }, async ([name, envFor, kind], { onTestFinished }) => {
+    const mine: Undo[] = [];
+    onTestFinished(() => undoAll(mine));
     const port = await freePort(); // free, and nothing will listen on it
     const started = Date.now();
-    const svc = await serve({ ...envFor(port), SITES_STORE_WAIT: '3s' });
+    const svc = await serve({ ...envFor(port), SITES_STORE_WAIT: '3s' }, mine);
     expect(await svc.exited).toBe(1);
     const took = Date.now() - started;
     const out = lines(svc.stderr());
@@ -65,7 +71,7 @@ describe('start-up waits for its stores', () => {
     expect(svc.stderr()).not.toMatch(/^\s+at /m);
     expect(took).toBeGreaterThanOrEqual(3_000);
     expect(took).toBeLessThan(15_000);
-  }, 30_000);
+  });
 
   it('stops at once, naming the store, when it refuses the credentials', async () => {
     const s3 = await startS3Server();

@@ -11,7 +11,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TooLargeError } from '../../domain/errors.ts';
 import { readArchive } from '../support/archive-entries.ts';
-import { archiveProperties, chunked, makeTar, makeTarGz, makeTarGzBomb, makeZip, makeZipBomb, type TestEntry } from '../support/archives.ts';
+import { archiveProperties } from '../support/archive-properties.ts';
+import { chunked, makeTar, makeTarGz, makeTarGzBomb, makeZip, makeZipBomb, type TestEntry } from '../support/archives.ts';
 
 const BASE: TestEntry[] = [
   { type: 'dir', name: 'site' },

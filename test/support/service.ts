@@ -52,7 +52,7 @@ export async function freePort(): Promise<number> {
  * stack in a temporary data dir, and waits until it answers.
  */
 export async function startService(opts: { env?: Record<string, string>; dataDir?: string } = {}): Promise<RunningService> {
-  const port = await freePort();
+  let port = await freePort();
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'sites-test-')));
   const env: Record<string, string> = {
     SITES_LISTEN_ADDR: `127.0.0.1:${port}`,
@@ -115,7 +115,19 @@ export async function startService(opts: { env?: Record<string, string>; dataDir
     }
   };
 
-  await launch();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      // The free port can be taken by another process (other test files run at once) before the
+      // service binds it: take another one.
+      const ours = env.SITES_LISTEN_ADDR === `127.0.0.1:${port}`;
+      if (attempt === 3 || !ours || !stderr.includes('the port is in use')) throw err;
+      port = await freePort();
+      env.SITES_LISTEN_ADDR = fullEnv.SITES_LISTEN_ADDR = `127.0.0.1:${port}`;
+    }
+  }
   return {
     url: `http://localhost:${port}`,
     port,

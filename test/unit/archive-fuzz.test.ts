@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { archiveProperties, makeTar, makeTarGz, makeZip, type TestEntry } from '../support/archives.ts';
+import { archiveProperties } from '../support/archive-properties.ts';
+import { makeTar, makeTarGz, makeZip, type TestEntry } from '../support/archives.ts';
 
 const BASE: TestEntry[] = [
   { type: 'dir', name: 'site' },

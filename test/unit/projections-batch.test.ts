@@ -52,3 +52,26 @@ describe('batchFold', () => {
     expect(new Set(f.changes().map((c) => c.after.stream))).toEqual(moved);
   });
 });
+
+describe('batchFold memory estimate', () => {
+  const jsonOf = (records: Iterable<StreamRecord>) => [...records].reduce((n, r) => n + (r.doc === null ? 4 : JSON.stringify(r.doc).length), 0);
+
+  it('estimates the memory of its records from their documents (about twice their JSON), growing with the streams it holds', () => {
+    const { f } = fold(pagesOf(events, 37), new Map());
+    const json = jsonOf(f.records());
+    expect(f.bytes).toBeGreaterThan(json);
+    expect(f.bytes).toBeLessThan(4 * json + 200 * f.streams);
+    const half = fold(pagesOf(events.slice(0, Math.floor(events.length / 4)), 37), new Map()).f;
+    expect(half.streams).toBeLessThan(f.streams);
+    expect(half.bytes).toBeLessThan(f.bytes);
+  });
+
+  it('counts a stored record it holds beside its own as a second record', () => {
+    const stored = projectBatch(events, new Map());
+    // Every stream loaded from the store (the events again move nothing): each holds its stored record and its own.
+    const { f } = fold(pagesOf(events, 37), stored);
+    const fresh = fold(pagesOf(events, 37), new Map()).f;
+    expect(f.streams).toBe(fresh.streams);
+    expect(f.bytes).toBeGreaterThan(1.5 * fresh.bytes);
+  });
+});

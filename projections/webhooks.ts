@@ -71,8 +71,12 @@ export interface WebhookDeliveries {
   getDelivery(id: string): Promise<DeliveryRecord | undefined>;
   /** The oldest pending delivery of every subscription not deleted: each is the next one its webhook is sent. */
   heads(): Promise<DeliveryRecord[]>;
-  /** One webhook's oldest pending deliveries, up to `limit`, in order; none once it is deleted. */
-  lane(webhookId: string, limit: number): Promise<DeliveryRecord[]>;
+  /**
+   * One webhook's oldest pending deliveries, up to `limit`, in order; none once it is deleted.
+   * `after`: only those past this key (a sender reading on while the outcomes of the ones it
+   * read before are not written yet).
+   */
+  lane(webhookId: string, limit: number, after?: string): Promise<DeliveryRecord[]>;
   /**
    * Stores an attempt's outcome on the delivery as it was read (`before`), unless it moved
    * since (another attempt was recorded, or it was asked to be sent again): compare-and-set.

@@ -57,7 +57,8 @@ export type PreparedAttempt = {
   readonly delivery: DeliveryRecord;
   readonly url: string;
   readonly signedAt: Date;
-  readonly body: string;
+  /** The payload's JSON as signed, in bytes: what goes on the wire. */
+  readonly body: Buffer;
   readonly headers: Readonly<Record<string, string>>;
 };
 
@@ -67,44 +68,41 @@ export type PreparedAttempt = {
  */
 export function prepareAttempt(deps: Pick<SendDeps, 'siteUrl' | 'now'>, delivery: DeliveryRecord, webhook: WebhookDoc, signer: Signer): PreparedAttempt {
   const signedAt = deps.now();
-  const body = JSON.stringify(payloadOf(delivery, deps.siteUrl));
+  const json = JSON.stringify(payloadOf(delivery, deps.siteUrl));
   const headers = {
     'content-type': 'application/json',
     'webhook-id': delivery.id,
     'webhook-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
-    'webhook-signature': signer.sign(delivery.id, signedAt, body),
+    'webhook-signature': signer.sign(delivery.id, signedAt, json),
   };
-  return { delivery, url: webhook.url, signedAt, body, headers };
+  return { delivery, url: webhook.url, signedAt, body: Buffer.from(json), headers };
 }
 
 /**
  * Sends a prepared attempt through the outbound client (which resolves and checks the
- * destination again, for every request) and says how it went.
+ * destination again, for every request) and says how it went. `onSent`: called once the
+ * request is written, while its answer is awaited (not for one refused before sending).
  */
-export async function sendPrepared(deps: Pick<SendDeps, 'outbound' | 'now' | 'random'>, prepared: PreparedAttempt): Promise<AttemptRecord> {
+export async function sendPrepared(deps: Pick<SendDeps, 'outbound' | 'now' | 'random'>, prepared: PreparedAttempt, onSent?: () => void): Promise<AttemptRecord> {
   const { delivery } = prepared;
   // The attempt's time: when it goes out (a lane may have signed it a moment before, within the same second).
-  const sent = deps.now().toISOString();
-  const result = await deps.outbound.request({ url: prepared.url, method: 'POST', headers: prepared.headers, body: prepared.body });
-  const now = deps.now();
+  const sentAt = deps.now();
+  const result = await deps.outbound.request({ url: prepared.url, method: 'POST', headers: prepared.headers, body: prepared.body, ...(onSent ? { onSent } : {}) });
+  const sent = sentAt.toISOString();
   const attempts = delivery.attempts + 1;
   const windowStart = delivery.windowStart ?? sent;
-  const common = { attempts, windowStart, lastAttemptAt: sent };
-  let outcome: AttemptRecord;
   if (result.ok && result.response.status >= 200 && result.response.status < 300) {
-    outcome = { ...common, status: 'succeeded', lastStatus: result.response.status };
-  } else {
-    const answer = result.ok
-      ? { lastStatus: result.response.status, lastError: describeAnswer(result.response.status, result.response.headers, result.response.body) }
-      : { lastError: result.refusal.message };
-    const deadline = Date.parse(windowStart) + RETRY_WINDOW_MS;
-    const next = Math.min(now.getTime() + retryDelay(attempts, deps.random), deadline);
-    outcome =
-      now.getTime() >= deadline
-        ? { ...common, ...answer, status: 'failed' }
-        : { ...common, ...answer, status: 'pending', nextAttemptAt: new Date(next).toISOString() };
+    return { attempts, windowStart, lastAttemptAt: sent, status: 'succeeded', lastStatus: result.response.status };
   }
-  return outcome;
+  const common = { attempts, windowStart, lastAttemptAt: sent };
+  const answer = result.ok
+    ? { lastStatus: result.response.status, lastError: describeAnswer(result.response.status, result.response.headers, result.response.body) }
+    : { lastError: result.refusal.message };
+  const now = deps.now().getTime();
+  const deadline = Date.parse(windowStart) + RETRY_WINDOW_MS;
+  return now >= deadline
+    ? { ...common, ...answer, status: 'failed' }
+    : { ...common, ...answer, status: 'pending', nextAttemptAt: new Date(Math.min(now + retryDelay(attempts, deps.random), deadline)).toISOString() };
 }
 
 function describeAnswer(status: number, headers: Readonly<Record<string, string>>, body: Uint8Array): string {

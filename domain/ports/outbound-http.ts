@@ -20,6 +20,12 @@ export type OutboundRequest = {
   /** Lower than the client's own bound only: a request can shrink the limits, never widen them. */
   readonly maxBytes?: number;
   readonly timeoutMs?: number;
+  /**
+   * Called once, when the request has been written to its connection and its answer is
+   * awaited; never for one refused before it was sent. A caller that sends one request after
+   * another does its own work then, while the other side answers.
+   */
+  readonly onSent?: () => void;
 };
 
 /** An answer as received: redirects are not followed, so a 3xx comes back as it is. */

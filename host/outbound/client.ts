@@ -175,7 +175,14 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
     return { ok: true, dest: { url, hostname, address: addresses[0]!.address } };
   }
 
-  function send(dest: Destination, req: OutboundRequest, maxBytes: number, clock: Deadline, retry = true): Promise<{ ok: true; response: OutboundResponse } | { ok: false; refusal: OutboundRefusal }> {
+  function send(
+    dest: Destination,
+    req: OutboundRequest,
+    maxBytes: number,
+    clock: Deadline,
+    onSent: (() => void) | undefined,
+    retry = true,
+  ): Promise<{ ok: true; response: OutboundResponse } | { ok: false; refusal: OutboundRefusal }> {
     const { url } = dest;
     const headers: Record<string, string> = { 'user-agent': opts.userAgent ?? 'sites-service', 'accept-encoding': 'identity' };
     for (const name in req.headers) headers[name.toLowerCase()] = req.headers[name]!;
@@ -211,7 +218,11 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
         if (abort) abort(new Error('deadline'));
         else finish(timedOut());
       });
-      const handler: Dispatcher.DispatchHandler = {
+      // onRequestSent: undici calls it on a handler of this (legacy) form once the request is written, though its types leave it out.
+      const handler: Dispatcher.DispatchHandler & { onRequestSent(): void } = {
+        onRequestSent() {
+          onSent?.();
+        },
         onConnect(a) {
           abort = a;
           if (clock.expired || done) a(new Error('deadline'));
@@ -248,7 +259,7 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
             done = true;
             connection.inFlight--;
             clock.whenExpired(undefined);
-            return void send(dest, req, maxBytes, clock, false).then(settle);
+            return void send(dest, req, maxBytes, clock, onSent, false).then(settle);
           }
           finish(refusal('network', `${url.host}: ${networkCode(err)}`));
         },
@@ -277,7 +288,7 @@ export function createOutbound(opts: OutboundOptions): OutboundHttp {
       try {
         const checked = await destination(req.url, clock);
         if (!checked.ok) return checked;
-        return await send(checked.dest, req, maxBytes, clock);
+        return await send(checked.dest, req, maxBytes, clock, req.onSent && once(req.onSent));
       } catch (err) {
         if (err instanceof Timeout) return refusal('timeout', `no complete answer in ${timeoutMs} ms`);
         throw err;
@@ -339,6 +350,15 @@ function startDeadline(ms: number, arm: DeadlineTimer) {
 }
 
 class Timeout extends Error {}
+
+/** `fn`, called the first time only (a request resent on a new connection is written twice). */
+function once(fn: () => void): () => void {
+  let called = false;
+  return () => {
+    if (!called) fn();
+    called = true;
+  };
+}
 
 /** Lower-case names; repeated headers joined with `, ` (raw: name, value, name, value…). */
 function flatHeaders(raw: readonly (Buffer | string | (Buffer | string)[])[] | null): Record<string, string> {

@@ -105,9 +105,10 @@ function mongoDeliveries(
       const found = await Promise.all(live.map((w) => deliveries.find({ webhook: w._id, status: 'pending' }).sort({ key: 1 }).limit(1).next()));
       return found.filter((d): d is NonNullable<typeof d> => d !== null).map((d) => d.doc);
     },
-    async lane(webhookId, limit) {
+    async lane(webhookId, limit, after) {
       if (!(await webhooks.findOne({ _id: webhookId, deleted: false }, { projection: { _id: 1 } }))) return [];
-      return (await deliveries.find({ webhook: webhookId, status: 'pending' }).sort({ key: 1 }).limit(limit).toArray()).map((d) => d.doc);
+      const past = after === undefined ? {} : { key: { $gt: after } };
+      return (await deliveries.find({ webhook: webhookId, status: 'pending', ...past }).sort({ key: 1 }).limit(limit).toArray()).map((d) => d.doc);
     },
     async recordAttempts(attempts) {
       // One round trip per attempt still; each is the same compare-and-set as recordAttempt.

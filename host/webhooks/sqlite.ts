@@ -43,7 +43,7 @@ export const HEADS_SQL = `SELECT d.doc FROM webhooks w JOIN deliveries d
     ON d.id = (SELECT id FROM deliveries INDEXED BY deliveries_lane WHERE webhook = w.id AND status = 'pending' ORDER BY key LIMIT 1)
   WHERE w.deleted = 0`;
 export const LANE_SQL = `SELECT d.doc FROM deliveries d INDEXED BY deliveries_lane JOIN webhooks w ON w.id = d.webhook AND w.deleted = 0
-  WHERE d.webhook = ? AND d.status = 'pending' ORDER BY d.key LIMIT ?`;
+  WHERE d.webhook = ? AND d.status = 'pending' AND d.key > ? ORDER BY d.key LIMIT ?`;
 
 /** The embedded delivery store: its own SQLite file (WAL), so recording attempts never waits on the read model. */
 export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
@@ -63,7 +63,7 @@ export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
   const recent = db.prepare<[string, number], DocRow>('SELECT doc FROM deliveries WHERE webhook = ? ORDER BY key DESC LIMIT ?');
   const oneDelivery = db.prepare<[string], DocRow>('SELECT doc FROM deliveries WHERE id = ?');
   const heads = db.prepare<[], DocRow>(HEADS_SQL);
-  const lane = db.prepare<[string, number], DocRow>(LANE_SQL);
+  const lane = db.prepare<[string, string, number], DocRow>(LANE_SQL);
   const setDoc = db.prepare<[string, number, string | null, string, string]>('UPDATE deliveries SET status = ?, attempts = ?, due = ?, doc = ? WHERE id = ?');
   // One statement, no read: the row changes only if it is still what the attempt started from.
   const casDoc = db.prepare<[string, number, string | null, string, string, number, string, string | null]>(
@@ -130,8 +130,8 @@ export function openSqliteWebhookDeliveries(file: string): WebhookDeliveries {
     async heads() {
       return parse<DeliveryRecord>(heads.all());
     },
-    async lane(webhookId, limit) {
-      return parse<DeliveryRecord>(lane.all(webhookId, limit));
+    async lane(webhookId, limit, after = '') {
+      return parse<DeliveryRecord>(lane.all(webhookId, after, limit));
     },
     async recordAttempt(before, outcome) {
       return cas(before, outcome);

@@ -59,7 +59,7 @@ if (only.has('startup')) rows.push(...(await benchStartup({ runs: params.runs },
 if (only.has('tls')) rows.push(...(await benchTlsAsk({ sites: params.sites, asks: num('BENCH_TLS_ASKS', full ? 20_000 : 5_000) }, log)));
 // The target is stated at 1,000,000 events, so the quick run measures there too (about 2 minutes, most of it filling the store).
 if (only.has('activity')) rows.push(...(await benchActivity({ events: num('BENCH_ACTIVITY_EVENTS', 1_000_000), queries: num('BENCH_QUERIES', 200) }, log)));
-if (only.has('webhooks')) rows.push(...(await benchWebhooks({ deliveries: num('BENCH_DELIVERIES', 1_000) }, log)));
+if (only.has('webhooks')) rows.push(...(await benchWebhooks({ deliveries: num('BENCH_DELIVERIES', 1_000), rounds: num('BENCH_WEBHOOK_ROUNDS', 5) }, log)));
 
 if (only.has('scale')) {
   const sizes = (env.BENCH_SCALE_SITES ?? '1000,10000,100000').split(',').map(Number);

@@ -98,6 +98,10 @@ export function webhooksContract(name: string, factory: WebhookFactory): void {
       expect((await store.lane('wh_b', 10)).map((d) => d.event.site)).toEqual(['a/one', 'a/two']);
       expect((await store.lane('wh_b', 1)).map((d) => d.event.site)).toEqual(['a/one']);
       expect(await store.lane('wh_gone', 10)).toEqual([]);
+      // Read on past a key: what was read before is left out (its outcome may not be written yet).
+      const [firstOfB] = await store.lane('wh_b', 1);
+      expect((await store.lane('wh_b', 10, firstOfB!.key)).map((d) => d.event.site)).toEqual(['a/two']);
+      expect(await store.lane('wh_gone', 10, '')).toEqual([]);
       // Several outcomes in one write, each a compare-and-set of its own.
       const [one, two] = await store.lane('wh_b', 10);
       const ok = { status: 'succeeded' as const, attempts: 1, windowStart: failed.windowStart, lastAttemptAt: failed.lastAttemptAt, lastStatus: 204 };

@@ -258,6 +258,36 @@ describe('outbound client', () => {
     }
   });
 
+  it('says when a request is written: once, while its answer is awaited (also when it was sent again), never for one refused', async () => {
+    let written!: () => void;
+    const sent = new Promise<void>((r) => (written = r));
+    const served = new WeakSet<object>();
+    const server = await listen((req, res) => {
+      // The second request on a connection is dropped unanswered, as an idle timeout would: the client sends it again.
+      if (served.has(req.socket) && req.url === '/dropped') return void req.socket.destroy();
+      served.add(req.socket);
+      // Answered only once the client said the request was written: a client that says so only after the answer never gets one.
+      void sent.then(() => res.end('ok'));
+    });
+    try {
+      const client = lax();
+      let calls = 0;
+      const onSent = () => (calls++, written());
+      const first = await client.request({ url: `http://127.0.0.1:${server.port}/`, method: 'POST', body: '{}', onSent });
+      expect(first.ok && Buffer.from(first.response.body).toString()).toBe('ok');
+      expect(calls).toBe(1);
+      const again = await client.request({ url: `http://127.0.0.1:${server.port}/dropped`, method: 'POST', body: '{}', onSent });
+      expect(again.ok).toBe(true);
+      expect(calls).toBe(2); // written twice, said once
+      const refused = await strict().request({ url: `https://127.0.0.1:${server.port}/`, onSent });
+      expect(refused.ok).toBe(false);
+      expect(calls).toBe(2);
+    } finally {
+      server.server.closeAllConnections();
+      await new Promise((r) => server.server.close(r));
+    }
+  });
+
   it('attack: a redirect to loopback is not followed (not even with the switch on): the 302 comes back as it is', async () => {
     const before = sink.hits.count;
     const r = await lax().request({ url: `http://127.0.0.1:${target.port}/redirect` });

@@ -179,22 +179,30 @@ function inflate(raw, size) {
 const mismatch = (message) => Object.assign(new Error(message), { code: 'ERR_CONTENT_MISMATCH' });
 
 /**
- * A message is a slot's number (its bytes and header in the shared buffer) or, for the rare
+ * A message is a slot's number (its bytes and header in the shared buffer), several of them, or, for the rare
  * blob larger than a slot, its own bytes. Every message waiting is taken at once and the
  * slots answered together (slot × 2 + created, the hash in the slot's header): one message
  * and one wake-up of the main thread for several files.
  */
-parentPort.on('message', (/** @type {number | { id: number, bytes: Uint8Array, declared?: { deflated: boolean, size: number, crc32: number } }} */ first) => {
+parentPort.on('message', (/** @type {number | number[] | { id: number, bytes: Uint8Array, declared?: { deflated: boolean, size: number, crc32: number } }} */ first) => {
   /** @type {number[]} */
   const answered = [];
+  /** @param {number} slot */
+  const answer = (slot) => {
+    try {
+      answered.push(slot * 2 + (storeSlot(slot) ? 1 : 0));
+    } catch (err) {
+      const e = /** @type {NodeJS.ErrnoException} */ (err);
+      parentPort.postMessage({ slot, error: { message: e.message, code: e.code } });
+    }
+  };
   for (let m = first; m !== undefined; m = receiveMessageOnPort(parentPort)?.message) {
     if (typeof m === 'number') {
-      try {
-        answered.push(m * 2 + (storeSlot(m) ? 1 : 0));
-      } catch (err) {
-        const e = /** @type {NodeJS.ErrnoException} */ (err);
-        parentPort.postMessage({ slot: m, error: { message: e.message, code: e.code } });
-      }
+      answer(m);
+      continue;
+    }
+    if (Array.isArray(m)) {
+      for (const slot of m) answer(slot);
       continue;
     }
     try {

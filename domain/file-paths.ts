@@ -58,8 +58,8 @@ export type PathRegistry = {
 
 /**
  * A class, not closures made per call: an archive reader calls `addFile` once per entry
- * from its hot loop, and the optimised code of that loop is then specific to one
- * function object; a new closure per archive threw that code away at every publish.
+ * from its hot loop, whose optimised code then depends on the function called; closures
+ * made per archive would make V8 throw that code away and compile it again every publish.
  */
 class Registry implements PathRegistry {
   private readonly files = new Set<string>();

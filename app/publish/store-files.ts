@@ -75,7 +75,7 @@ export async function storeFiles(blobs: BlobStore, files: AsyncIterable<Incoming
  * set of promises raced per file allocated more than the rest of the loop: every file's
  * garbage counts, because young collections then promote the upload's buffers.) A class,
  * not closures made per publish: the loop above calls these once per file, and optimised
- * code calling one publish's closures was thrown away (and compiled again) at the next.
+ * code calling one publish's closures would be thrown away (and compiled again) at the next.
  */
 class WritesOut {
   private inFlight = 0;

@@ -32,7 +32,7 @@ export async function peek(source: Readable, count: number): Promise<Peeked> {
 /**
  * `seen`, then the rest of `iterator`. At module level, not a generator function made per
  * call: each function has its own prototype, so each upload's generator would have a new
- * hidden class, and the archive reader's optimised loop over it was thrown away every time.
+ * hidden class, and V8 would throw the archive reader's optimised loop over it away each time.
  */
 async function* replay(seen: Buffer[], ended: boolean, iterator: AsyncIterator<unknown>): AsyncGenerator<Buffer, void, undefined> {
   try {

@@ -10,7 +10,7 @@ import type { Identity } from '../domain/auth.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import type { ApiContext } from './context.ts';
 import { noteTarget, noteWrite } from './write-log.ts';
-import { receiveUpload, type Part, type Upload } from './upload.ts';
+import { receiveUpload, whenReady, type Part, type Upload } from './upload.ts';
 
 const MAX_META_BYTES = 64 * 1024;
 
@@ -32,9 +32,7 @@ export async function handlePublishRequest(api: ApiContext, ctx: Context, identi
   // The meta part and the files, handed to the publish as they arrive (or refused, so it ends).
   const meta = handOver<string>();
   const ready = handOver<AsyncIterable<IncomingFile>>();
-  const files = (async function* () {
-    yield* await ready.promise;
-  })();
+  const files = whenReady(ready.promise);
   const filesOf = (field: string, content: Readable): AsyncIterable<IncomingFile> => (field === 'index' ? single('index.html', content) : api.readArchive(content));
 
   /** Reads the parts in order; resolves once the body is parsed and holds one meta and one file. */

@@ -6,7 +6,7 @@ import type { IncomingFile } from '../app/publish/store-files.ts';
 import type { Identity } from '../domain/auth.ts';
 import { TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/errors.ts';
 import type { ApiContext } from './context.ts';
-import { receiveUpload } from './upload.ts';
+import { receiveUpload, whenReady } from './upload.ts';
 
 const MAX_META_BYTES = 64 * 1024;
 
@@ -25,9 +25,7 @@ export async function handlePreviewRequest(api: ApiContext, ctx: Context, identi
     refuse = reject;
   });
   ready.catch(() => undefined); // the publish reports it
-  const files = (async function* () {
-    yield* await ready;
-  })();
+  const files = whenReady(ready);
   let meta: PreviewMetaInput | undefined;
   let parsed: Promise<void> = Promise.resolve();
   // Authorized (and the name checked) before the body is touched: a refusal reads nothing.

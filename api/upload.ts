@@ -144,3 +144,13 @@ export function receiveUpload(ctx: Context, limits: UploadLimits, bytesReceived:
     },
   };
 }
+
+/**
+ * The items of an iterable not known yet, once `ready` gives it. Defined once here, not as
+ * a generator function per request: each such function has its own prototype, so every
+ * publish's generator would have a new hidden class, and V8 would throw away (and compile
+ * again) the optimised code of the loops reading it: the file store's, the archive reader's.
+ */
+export async function* whenReady<T>(ready: Promise<AsyncIterable<T>>): AsyncGenerator<T> {
+  yield* await ready;
+}

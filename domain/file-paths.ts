@@ -56,36 +56,49 @@ export type PathRegistry = {
   addDirectory(raw: string): void;
 };
 
-export function createPathRegistry(w: PathWording = ARCHIVE_WORDING): PathRegistry {
-  const files = new Set<string>();
-  const dirs = new Set<string>();
+/**
+ * A class, not closures made per call: an archive reader calls `addFile` once per entry
+ * from its hot loop, whose optimised code then depends on the function called; closures
+ * made per archive would make V8 throw that code away and compile it again every publish.
+ */
+class Registry implements PathRegistry {
+  private readonly files = new Set<string>();
+  private readonly dirs = new Set<string>();
+
+  constructor(private readonly w: PathWording) {}
+
+  addFile(raw: string): string {
+    const { w } = this;
+    const segments = entrySegments(raw, w);
+    if (segments.length === 0) throw new ValidationError(`${w.entry} ${shown(raw)} has an empty path`);
+    const path = segments.join('/');
+    if (this.files.has(path)) throw new ValidationError(`${w.holds} the path ${shown(path)} twice`);
+    if (this.dirs.has(path)) throw new ValidationError(`${w.entry} ${shown(raw)} is a file, but ${shown(path)} is also a directory`);
+    this.addDirs(segments, segments.length - 1, raw);
+    this.files.add(path);
+    return path;
+  }
+
+  addDirectory(raw: string): void {
+    const segments = entrySegments(raw, this.w);
+    this.addDirs(segments, segments.length, raw);
+  }
 
   // Every ancestor of an entry is a directory; one that is also a file would make the
   // manifest ambiguous ("a" is both a page and a folder).
-  const addDirs = (segments: readonly string[], raw: string): void => {
+  private addDirs(segments: readonly string[], count: number, raw: string): void {
     let path = '';
-    for (const segment of segments) {
+    for (let i = 0; i < count; i++) {
+      const segment = segments[i]!;
       path = path === '' ? segment : `${path}/${segment}`;
-      if (files.has(path)) {
-        throw new ValidationError(`${w.entry} ${shown(raw)} needs ${shown(path)} to be a directory, but it is a file`);
+      if (this.files.has(path)) {
+        throw new ValidationError(`${this.w.entry} ${shown(raw)} needs ${shown(path)} to be a directory, but it is a file`);
       }
-      dirs.add(path);
+      this.dirs.add(path);
     }
-  };
+  }
+}
 
-  return {
-    addFile(raw) {
-      const segments = entrySegments(raw, w);
-      if (segments.length === 0) throw new ValidationError(`${w.entry} ${shown(raw)} has an empty path`);
-      const path = segments.join('/');
-      if (files.has(path)) throw new ValidationError(`${w.holds} the path ${shown(path)} twice`);
-      if (dirs.has(path)) throw new ValidationError(`${w.entry} ${shown(raw)} is a file, but ${shown(path)} is also a directory`);
-      addDirs(segments.slice(0, -1), raw);
-      files.add(path);
-      return path;
-    },
-    addDirectory(raw) {
-      addDirs(entrySegments(raw, w), raw);
-    },
-  };
+export function createPathRegistry(w: PathWording = ARCHIVE_WORDING): PathRegistry {
+  return new Registry(w);
 }

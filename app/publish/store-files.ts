@@ -32,53 +32,25 @@ export type IncomingFile = { readonly path: string; readonly content: FileConten
  * still waits for the writes in flight, so `onStored` has seen every blob that was created.
  */
 export async function storeFiles(blobs: BlobStore, files: AsyncIterable<IncomingFile>, onStored: (file: StoredFile) => void): Promise<void> {
-  // Writes out, counted; one waiter for a free place and one for the last to finish. (A set
-  // of promises raced per file allocated more than the rest of this loop: every file's
-  // garbage counts, because young collections then promote the upload's buffers.)
-  let inFlight = 0;
-  let wake: (() => void) | undefined;
-  let failure: unknown;
-  const settled = () => {
-    inFlight -= 1;
-    const resume = wake;
-    wake = undefined;
-    resume?.();
-  };
-  const failed = (err: unknown) => {
-    failure ??= err;
-    settled();
-  };
-  const stored = (report: () => void) => {
-    try {
-      report();
-    } catch (err) {
-      return failed(err);
-    }
-    settled();
-  };
-  const room = async (limit: number) => {
-    while (inFlight > limit) await new Promise<void>((resolve) => (wake = resolve));
-  };
+  const writes = new WritesOut(onStored);
   try {
     for await (const { path, content } of files) {
-      if (failure) break;
+      if (writes.failure) break;
       switch (content.kind) {
         case 'stored':
           onStored({ path, put: { hash: content.hash, size: content.size, created: false } });
           break;
         case 'archived':
-          inFlight += 1;
-          blobs.putArchived(content.archived).then((put) => stored(() => onStored({ path, put })), failed);
-          await room(CONCURRENCY - 1);
+          writes.track(path, blobs.putArchived(content.archived));
+          await writes.room(CONCURRENCY - 1);
           break;
         case 'stream': {
           const head = await readHead(content.source);
           if (head.rest === undefined) {
-            // The callback holds the path only, not the file: its content stream still
-            // references the bytes, which should become garbage as soon as the store has copied them.
-            inFlight += 1;
-            blobs.putBytes(head.bytes).then((put) => stored(() => onStored({ path, put })), failed);
-            await room(CONCURRENCY - 1);
+            // Tracked by path only, not by the file: its content stream still references
+            // the bytes, which should become garbage as soon as the store has copied them.
+            writes.track(path, blobs.putBytes(head.bytes));
+            await writes.room(CONCURRENCY - 1);
           } else {
             const put = await blobs.put(prepend(head.bytes, head.rest));
             onStored({ path, put });
@@ -92,10 +64,58 @@ export async function storeFiles(blobs: BlobStore, files: AsyncIterable<Incoming
       }
     }
   } catch (err) {
-    failure ??= err;
+    writes.failure ??= err;
   }
-  await room(0);
-  if (failure) throw failure;
+  await writes.room(0);
+  if (writes.failure) throw writes.failure;
+}
+
+/**
+ * The writes out, counted; one waiter for a free place and one for the last to finish. (A
+ * set of promises raced per file allocated more than the rest of the loop: every file's
+ * garbage counts, because young collections then promote the upload's buffers.) A class,
+ * not closures made per publish: the loop above calls these once per file, and optimised
+ * code calling one publish's closures would be thrown away (and compiled again) at the next.
+ */
+class WritesOut {
+  private inFlight = 0;
+  private wake: (() => void) | undefined;
+  failure: unknown;
+
+  constructor(private readonly onStored: (file: StoredFile) => void) {}
+
+  track(path: string, put: Promise<PutResult>): void {
+    this.inFlight += 1;
+    put.then(
+      (result) => this.stored(path, result),
+      (err: unknown) => this.failed(err),
+    );
+  }
+
+  async room(limit: number): Promise<void> {
+    while (this.inFlight > limit) await new Promise<void>((resolve) => (this.wake = resolve));
+  }
+
+  private stored(path: string, put: PutResult): void {
+    try {
+      this.onStored({ path, put });
+    } catch (err) {
+      return this.failed(err);
+    }
+    this.settled();
+  }
+
+  private failed(err: unknown): void {
+    this.failure ??= err;
+    this.settled();
+  }
+
+  private settled(): void {
+    this.inFlight -= 1;
+    const resume = this.wake;
+    this.wake = undefined;
+    resume?.();
+  }
 }
 
 /** Reads up to SMALL_FILE bytes; `rest` is the unread remainder when the file is larger. */

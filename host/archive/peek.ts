@@ -26,19 +26,25 @@ export async function peek(source: Readable, count: number): Promise<Peeked> {
     seen.push(chunk);
     length += chunk.length;
   }
-  async function* body(): AsyncGenerator<Buffer, void, undefined> {
-    try {
-      yield* seen.splice(0);
-      if (ended) return;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield asBuffer(next.value);
-      }
-    } finally {
-      // Stopping early (error, consumer gave up) must release the source.
-      if (!ended) await iterator.return?.();
+  return { head: Buffer.concat(seen), body: replay(seen, ended, iterator) };
+}
+
+/**
+ * `seen`, then the rest of `iterator`. At module level, not a generator function made per
+ * call: each function has its own prototype, so each upload's generator would have a new
+ * hidden class, and V8 would throw the archive reader's optimised loop over it away each time.
+ */
+async function* replay(seen: Buffer[], ended: boolean, iterator: AsyncIterator<unknown>): AsyncGenerator<Buffer, void, undefined> {
+  try {
+    yield* seen.splice(0);
+    if (ended) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield asBuffer(next.value);
     }
+  } finally {
+    // Stopping early (error, consumer gave up) must release the source.
+    if (!ended) await iterator.return?.();
   }
-  return { head: Buffer.concat(seen), body: body() };
 }

@@ -39,7 +39,8 @@ const HASH_BYTES = 32;
 type SlotError = { slot: number; error: { message: string; code?: string } };
 type Reply = number[] | SlotError | { id: number; hash: string; created: boolean; error?: undefined } | { id: number; error: { message: string; code?: string } };
 type Pending = { resolve: (r: { hash: string; created: boolean }) => void; reject: (e: unknown) => void; thread: Thread };
-type Thread = { worker?: Worker; pending: number };
+/** `outbox`: slots filled in this burst of work, sent in one message when it ends. */
+type Thread = { worker?: Worker; pending: number; outbox: number[] };
 
 /**
  * Stores small blobs of the folder store from two worker threads (small-writer.worker.mjs).
@@ -55,14 +56,15 @@ type Thread = { worker?: Worker; pending: number };
  * Why slots: the bytes go to a thread through 16 fixed slots of one SharedArrayBuffer
  * (4 MiB), not as a new buffer per file. Short-lived buffers are only freed when the
  * garbage collector notices them, and a publish of 40 MB made that tens of MB of resident
- * memory. The message itself is the slot's number (length, kind, declared size and CRC-32
- * sit in a header beside the slots), and a thread answers all the writes it found waiting
+ * memory. The message itself is the slot's number, or the numbers of the slots filled in
+ * one burst of work (length, kind, declared size and CRC-32 sit in a header beside the
+ * slots), and a thread answers all the writes it found waiting
  * in one message carrying their slots (hashes in the headers): objects cloned per file were
  * a good part of the main thread's garbage, and each message wakes it once more. A thread
  * starts on first use and lets the process exit when idle.
  */
 export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWriter {
-  const threads: Thread[] = Array.from({ length: THREADS }, () => ({ pending: 0 }));
+  const threads: Thread[] = Array.from({ length: THREADS }, () => ({ pending: 0, outbox: [] as number[] }));
   let memory: { shared: SharedArrayBuffer; header: Int32Array; hashes: Buffer; locks: SharedArrayBuffer } | undefined;
   let nextId = 0;
   /** Writes out through a slot, by slot; and the rare ones handed over whole, by id. */
@@ -152,7 +154,18 @@ export function openSmallBlobWriter(dir: string, tmpDir: string): SmallBlobWrite
   function post(thread: Thread, message: number | { id: number; bytes: Uint8Array; declared?: Declared }, transfer: ArrayBuffer[] = []) {
     const worker = (thread.worker ??= start(thread));
     if (++thread.pending === 1) worker.ref(); // keeps the process alive while a write is out
-    worker.postMessage(message, transfer);
+    if (typeof message !== 'number') return worker.postMessage(message, transfer);
+    // A writer's answer resolves several writes at once, and the loop storing a publish fills
+    // the freed slots in the same microtask run: their numbers go together once it is over
+    // (a next tick queued from a microtask runs when the microtask queue is empty).
+    if (thread.outbox.push(message) === 1) process.nextTick(flush, thread);
+  }
+
+  function flush(thread: Thread) {
+    const slots = thread.outbox;
+    thread.outbox = [];
+    // No worker: close() ended it, and its exit fails these writes (failAll).
+    if (slots.length > 0) thread.worker?.postMessage(slots.length === 1 ? slots[0] : slots);
   }
 
   /** Fills `slot` (bytes and header) and sends it: the message is the slot's number alone. */

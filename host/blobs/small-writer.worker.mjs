@@ -14,7 +14,7 @@
 // of the address: same hash, same bytes, same size). Such a leftover is replaced, and
 // `sites gc` removes it if nothing needs it. On this project's benchmark disk, temp +
 // link + unlink made storing a small file about twice as dear as extracting it.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash as digestOf, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
@@ -33,13 +33,14 @@ let counter = 0;
 
 /** @param {Uint8Array} bytes @param {number} [slot] where to put the hash, binary, instead of hex @returns {{ hash: string, created: boolean }} */
 function store(bytes, slot) {
-  const digest = createHash('sha256').update(bytes).digest();
+  // One call, no Hash object per blob to create and collect.
+  const digest = digestOf('sha256', bytes, 'buffer');
   const hash = digest.toString('hex');
   if (slot !== undefined) hashes.set(digest, slot * 32);
   // The writer threads of this process store one hash at a time: the second copy of a file
   // then finds the first complete and reports it stored already, instead of taking the
   // first's half-written file for a crash leftover.
-  const bucket = Number.parseInt(hash.slice(0, 8), 16) % locks.length;
+  const bucket = digest.readUInt32BE(0) % locks.length;
   lock(bucket);
   try {
     return { hash, created: place(hash, bytes) };
@@ -64,24 +65,16 @@ function place(/** @type {string} */ hash, /** @type {Uint8Array} */ bytes) {
   // The same layout as folder.ts's blobPath: dir/ab/<hash>.
   const folder = join(dir, hash.slice(0, 2));
   const final = join(folder, hash);
+  // Created first, looked at only when it is there already: most blobs of a publish are
+  // new, and for those the create is the one path lookup made.
+  if (writeExclusive(final, bytes, folder)) return true;
   const existing = statSync(final, { throwIfNoEntry: false });
   if (existing?.size === bytes.byteLength) return false;
-  if (existing) {
-    // An interrupted write's leftover (or another process writing it right now): a complete
-    // copy replaces it atomically, so the name never points at nothing.
-    replace(final, bytes);
-    return true;
-  }
-  try {
-    writeExclusive(final, bytes, folder);
-    return true;
-  } catch (err) {
-    if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err;
-    // Another process is storing the same content at this moment: put a complete copy in
-    // place ourselves (its write goes on into the file it opened, harmlessly).
-    replace(final, bytes);
-    return false;
-  }
+  // An interrupted write's leftover (or another process writing it right now, or a blob
+  // removed since the create failed): a complete copy replaces it atomically, so the name
+  // never points at nothing.
+  replace(final, bytes);
+  return true;
 }
 
 /** Writes a temp copy and renames it over `final`. */
@@ -96,19 +89,22 @@ function replace(/** @type {string} */ final, /** @type {Uint8Array} */ bytes) {
   }
 }
 
-/** Creates `path` (failing with EEXIST if it exists) and writes `bytes`; a failed write leaves nothing. */
+/**
+ * Creates `path` and writes `bytes`: true once written, false when `path` exists already
+ * (nothing written). A failed write leaves nothing.
+ */
 function writeExclusive(path, bytes, folder) {
   let fd;
   try {
-    fd = openSync(path, 'wx');
+    fd = openExclusive(path, folder);
   } catch (err) {
-    if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT') throw err;
-    mkdirSync(folder, { recursive: true }); // a fan-out folder removed by hand
-    fd = openSync(path, 'wx');
+    if (/** @type {NodeJS.ErrnoException} */ (err).code === 'EEXIST') return false;
+    throw err;
   }
   try {
     for (let done = 0; done < bytes.byteLength; ) done += writeSync(fd, bytes, done, bytes.byteLength - done);
     closeSync(fd);
+    return true;
   } catch (err) {
     try {
       closeSync(fd);
@@ -117,6 +113,16 @@ function writeExclusive(path, bytes, folder) {
     }
     removeQuietly(path);
     throw err;
+  }
+}
+
+function openExclusive(/** @type {string} */ path, /** @type {string} */ folder) {
+  try {
+    return openSync(path, 'wx');
+  } catch (err) {
+    if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT') throw err;
+    mkdirSync(folder, { recursive: true }); // a fan-out folder removed by hand
+    return openSync(path, 'wx');
   }
 }
 
@@ -173,22 +179,30 @@ function inflate(raw, size) {
 const mismatch = (message) => Object.assign(new Error(message), { code: 'ERR_CONTENT_MISMATCH' });
 
 /**
- * A message is a slot's number (its bytes and header in the shared buffer) or, for the rare
+ * A message is a slot's number (its bytes and header in the shared buffer), several of them, or, for the rare
  * blob larger than a slot, its own bytes. Every message waiting is taken at once and the
  * slots answered together (slot × 2 + created, the hash in the slot's header): one message
  * and one wake-up of the main thread for several files.
  */
-parentPort.on('message', (/** @type {number | { id: number, bytes: Uint8Array, declared?: { deflated: boolean, size: number, crc32: number } }} */ first) => {
+parentPort.on('message', (/** @type {number | number[] | { id: number, bytes: Uint8Array, declared?: { deflated: boolean, size: number, crc32: number } }} */ first) => {
   /** @type {number[]} */
   const answered = [];
+  /** @param {number} slot */
+  const answer = (slot) => {
+    try {
+      answered.push(slot * 2 + (storeSlot(slot) ? 1 : 0));
+    } catch (err) {
+      const e = /** @type {NodeJS.ErrnoException} */ (err);
+      parentPort.postMessage({ slot, error: { message: e.message, code: e.code } });
+    }
+  };
   for (let m = first; m !== undefined; m = receiveMessageOnPort(parentPort)?.message) {
     if (typeof m === 'number') {
-      try {
-        answered.push(m * 2 + (storeSlot(m) ? 1 : 0));
-      } catch (err) {
-        const e = /** @type {NodeJS.ErrnoException} */ (err);
-        parentPort.postMessage({ slot: m, error: { message: e.message, code: e.code } });
-      }
+      answer(m);
+      continue;
+    }
+    if (Array.isArray(m)) {
+      for (const slot of m) answer(slot);
       continue;
     }
     try {

@@ -5,36 +5,19 @@
  * its `webhook-timestamp` is never older than the answer it waited for. Real stores, the
  * real outbound client, a real receiver on loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWebhook } from '../../app/webhooks/manage.ts';
 import type { Identity } from '../../domain/auth.ts';
 import { siteStream } from '../../domain/streams.ts';
-import { openSqliteActivityStore } from '../../host/activity/sqlite.ts';
-import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
 import { createOutbound } from '../../host/outbound/client.ts';
-import { Projector } from '../../host/projector.ts';
-import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import { startWebhookSender } from '../../host/webhook-sender.ts';
-import { openSqliteWebhookDeliveries } from '../../host/webhooks/sqlite.ts';
+import { openWebhookStores } from '../support/webhook-stores.ts';
 
 const ADMIN: Identity = { principal: { kind: 'admin' }, actor: { kind: 'user', name: 'root' }, via: 'user', name: 'root' };
-const dir = mkdtempSync(join(tmpdir(), 'webhook-ahead-'));
-const events = openSqliteEventStore(join(dir, 'events.sqlite'));
-const readModel = openSqliteReadModel(join(dir, 'readmodel.sqlite'));
-const webhooks = openSqliteWebhookDeliveries(join(dir, 'webhooks.sqlite'));
-const activity = openSqliteActivityStore(join(dir, 'activity.sqlite'));
-const projector = new Projector(events, readModel, {
-  holder: 'test',
-  sides: [
-    { name: 'activity', beginBatch: () => activity.beginBatch() },
-    { name: 'webhooks', beginBatch: () => webhooks.beginBatch() },
-  ],
-});
+const { dir, events, readModel, webhooks, activity, projector } = openWebhookStores('webhook-ahead-');
 const outbound = createOutbound({ allowPrivate: true, timeoutMs: 5_000, maxBytes: 1024 });
 
 /** What arrived, with when the receiver answered it; the second is answered only after 1.2 s. */

@@ -6,22 +6,16 @@
  * nothing more even though the lane had read on past it. Real stores, the real outbound
  * client, a real receiver on loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createWebhook, deleteWebhook } from '../../app/webhooks/manage.ts';
 import type { Identity } from '../../domain/auth.ts';
 import { siteStream } from '../../domain/streams.ts';
-import { openSqliteActivityStore } from '../../host/activity/sqlite.ts';
-import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
 import { createOutbound } from '../../host/outbound/client.ts';
-import { Projector } from '../../host/projector.ts';
-import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
 import { startWebhookSender } from '../../host/webhook-sender.ts';
-import { openSqliteWebhookDeliveries } from '../../host/webhooks/sqlite.ts';
 import type { WebhookDeliveries } from '../../projections/webhooks.ts';
+import { openWebhookStores } from '../support/webhook-stores.ts';
 
 const ADMIN: Identity = { principal: { kind: 'admin' }, actor: { kind: 'user', name: 'root' }, via: 'user', name: 'root' };
 const outbound = createOutbound({ allowPrivate: true, timeoutMs: 5_000, maxBytes: 1024 });
@@ -34,18 +28,7 @@ type Arrival = { title: string; id: string };
 
 /** Fresh stores and a receiver; `answer` decides when each request is answered (204). */
 async function setup(answer: (arrival: Arrival, index: number, res: ServerResponse) => void = (_a, _i, res) => void setTimeout(() => (res.writeHead(204), res.end()), 1)) {
-  const dir = mkdtempSync(join(tmpdir(), 'webhook-records-'));
-  const events = openSqliteEventStore(join(dir, 'events.sqlite'));
-  const readModel = openSqliteReadModel(join(dir, 'readmodel.sqlite'));
-  const webhooks = openSqliteWebhookDeliveries(join(dir, 'webhooks.sqlite'));
-  const activity = openSqliteActivityStore(join(dir, 'activity.sqlite'));
-  const projector = new Projector(events, readModel, {
-    holder: 'test',
-    sides: [
-      { name: 'activity', beginBatch: () => activity.beginBatch() },
-      { name: 'webhooks', beginBatch: () => webhooks.beginBatch() },
-    ],
-  });
+  const { dir, events, readModel, webhooks, activity, projector } = openWebhookStores('webhook-records-');
   const received: Arrival[] = [];
   let inFlight = 0;
   let overlapped = 0;

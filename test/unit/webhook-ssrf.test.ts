@@ -6,35 +6,18 @@
  * refused when delivering, and nothing is sent. No request leaves this machine: the
  * resolver is the test's, and every refusal happens before a connection.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook, listWebhooks } from '../../app/webhooks/manage.ts';
 import { sendDelivery } from '../../app/webhooks/send.ts';
 import type { Identity } from '../../domain/auth.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { siteStream } from '../../domain/streams.ts';
-import { openSqliteActivityStore } from '../../host/activity/sqlite.ts';
-import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
 import { createOutbound } from '../../host/outbound/client.ts';
-import { Projector } from '../../host/projector.ts';
-import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
-import { openSqliteWebhookDeliveries } from '../../host/webhooks/sqlite.ts';
+import { openWebhookStores } from '../support/webhook-stores.ts';
 
 const ADMIN: Identity = { principal: { kind: 'admin' }, actor: { kind: 'user', name: 'root' }, via: 'user', name: 'root' };
-const dir = mkdtempSync(join(tmpdir(), 'webhook-ssrf-'));
-const events = openSqliteEventStore(join(dir, 'events.sqlite'));
-const readModel = openSqliteReadModel(join(dir, 'readmodel.sqlite'));
-const webhooks = openSqliteWebhookDeliveries(join(dir, 'webhooks.sqlite'));
-const activity = openSqliteActivityStore(join(dir, 'activity.sqlite'));
-const projector = new Projector(events, readModel, {
-  holder: 'test',
-  sides: [
-    { name: 'activity', beginBatch: () => activity.beginBatch() },
-    { name: 'webhooks', beginBatch: () => webhooks.beginBatch() },
-  ],
-});
+const { dir, events, readModel, webhooks, activity, projector } = openWebhookStores('webhook-ssrf-');
 /** What `hooks.example` resolves to now: public at creation, loopback later (rebinding). */
 let hooksExample = ['93.184.216.34'];
 const resolved: string[] = [];

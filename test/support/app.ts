@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { SiteShapes } from '../../app/contract/site-json.ts';
@@ -15,13 +13,9 @@ import type { Grant } from '../../domain/grants.ts';
 import type { SiteAddress } from '../../domain/paths.ts';
 import { siteHostLabels, type Variant } from '../../domain/site/previews.ts';
 import type { EventStore } from '../../domain/ports.ts';
-import { openSqliteActivityStore } from '../../host/activity/sqlite.ts';
 import { openFolderBlobStore } from '../../host/blobs/folder.ts';
-import { openSqliteEventStore } from '../../host/eventstore/sqlite.ts';
-import { Projector } from '../../host/projector.ts';
-import { openSqliteReadModel } from '../../host/readmodel/sqlite.ts';
-import { openSqliteWebhookDeliveries } from '../../host/webhooks/sqlite.ts';
 import type { ReadModel } from '../../projections/read-model.ts';
+import { openEmbeddedStores } from './embedded-stores.ts';
 
 /**
  * The application layer in this process, on the embedded adapters (SQLite log and read
@@ -42,19 +36,9 @@ export type AppHarness = {
 };
 
 export function openApp(options: { versioning?: { enabled: boolean; keep: number }; limits?: Partial<AppDeps['limits']>; mcpApprovers?: string[] } = {}): AppHarness {
-  const dir = mkdtempSync(join(tmpdir(), 'app-'));
-  const events = openSqliteEventStore(join(dir, 'events.sqlite'));
-  const readModel = openSqliteReadModel(join(dir, 'readmodel.sqlite'));
+  const stores = openEmbeddedStores('app-');
+  const { dir, events, readModel, activity, webhooks, projector } = stores;
   const blobs = openFolderBlobStore(join(dir, 'blobs'));
-  const activity = openSqliteActivityStore(join(dir, 'activity.sqlite'));
-  const webhooks = openSqliteWebhookDeliveries(join(dir, 'webhooks.sqlite'));
-  const projector = new Projector(events, readModel, {
-    holder: 'test',
-    sides: [
-      { name: 'activity', beginBatch: () => activity.beginBatch() },
-      { name: 'webhooks', beginBatch: () => webhooks.beginBatch() },
-    ],
-  });
   let projecting: Promise<unknown> = Promise.resolve();
   const project = () => (projecting = projecting.then(() => projector.catchUp()));
   const siteUrl = (a: SiteAddress, variant?: Variant) => `http://${siteHostLabels(a, variant)}.localhost/`;
@@ -66,8 +50,8 @@ export function openApp(options: { versioning?: { enabled: boolean; keep: number
     deps: undefined as unknown as AppDeps,
     async close() {
       await projecting.catch(() => undefined);
-      await Promise.allSettled([events.close(), readModel.close(), blobs.close(), activity.close(), webhooks.close()]);
-      rmSync(dir, { recursive: true, force: true });
+      await blobs.close().catch(() => undefined);
+      await stores.close();
     },
   };
   const shapes = new SiteShapes(siteUrl);

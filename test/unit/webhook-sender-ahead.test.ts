@@ -5,7 +5,6 @@
  * its `webhook-timestamp` is never older than the answer it waited for. Real stores, the
  * real outbound client, a real receiver on loopback.
  */
-import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -14,10 +13,10 @@ import type { Identity } from '../../domain/auth.ts';
 import { siteStream } from '../../domain/streams.ts';
 import { createOutbound } from '../../host/outbound/client.ts';
 import { startWebhookSender } from '../../host/webhook-sender.ts';
-import { openWebhookStores } from '../support/webhook-stores.ts';
+import { openEmbeddedStores } from '../support/embedded-stores.ts';
 
 const ADMIN: Identity = { principal: { kind: 'admin' }, actor: { kind: 'user', name: 'root' }, via: 'user', name: 'root' };
-const { dir, events, readModel, webhooks, activity, projector } = openWebhookStores('webhook-ahead-');
+const { events, webhooks, projector, close, depsFor } = openEmbeddedStores('webhook-ahead-');
 const outbound = createOutbound({ allowPrivate: true, timeoutMs: 5_000, maxBytes: 1024 });
 
 /** What arrived, with when the receiver answered it; the second is answered only after 1.2 s. */
@@ -48,12 +47,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   server.close();
-  await Promise.all([events.close(), readModel.close(), webhooks.close(), activity.close()]);
-  rmSync(dir, { recursive: true, force: true });
+  await close();
 });
 
 it('signs a delivery that waited past its second again: its timestamp is never older than the answer before it', async () => {
-  const deps = { events, now: () => new Date(), waitForProjection: async () => void (await projector.catchUp()), webhooks, webhookOutbound: outbound };
+  const deps = depsFor(outbound);
   const hook = await createWebhook(deps, ADMIN, { url: `http://127.0.0.1:${port}/in`, events: ['site.published'] });
   const publish = (i: number) => ({
     type: 'SitePublished' as const,

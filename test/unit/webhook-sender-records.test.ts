@@ -6,7 +6,6 @@
  * nothing more even though the lane had read on past it. Real stores, the real outbound
  * client, a real receiver on loopback.
  */
-import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { createWebhook, deleteWebhook } from '../../app/webhooks/manage.ts';
@@ -15,7 +14,7 @@ import { siteStream } from '../../domain/streams.ts';
 import { createOutbound } from '../../host/outbound/client.ts';
 import { startWebhookSender } from '../../host/webhook-sender.ts';
 import type { WebhookDeliveries } from '../../projections/webhooks.ts';
-import { openWebhookStores } from '../support/webhook-stores.ts';
+import { openEmbeddedStores } from '../support/embedded-stores.ts';
 
 const ADMIN: Identity = { principal: { kind: 'admin' }, actor: { kind: 'user', name: 'root' }, via: 'user', name: 'root' };
 const outbound = createOutbound({ allowPrivate: true, timeoutMs: 5_000, maxBytes: 1024 });
@@ -28,7 +27,7 @@ type Arrival = { title: string; id: string };
 
 /** Fresh stores and a receiver; `answer` decides when each request is answered (204). */
 async function setup(answer: (arrival: Arrival, index: number, res: ServerResponse) => void = (_a, _i, res) => void setTimeout(() => (res.writeHead(204), res.end()), 1)) {
-  const { dir, events, readModel, webhooks, activity, projector } = openWebhookStores('webhook-records-');
+  const { events, webhooks, projector, close, depsFor } = openEmbeddedStores('webhook-records-');
   const received: Arrival[] = [];
   let inFlight = 0;
   let overlapped = 0;
@@ -47,11 +46,10 @@ async function setup(answer: (arrival: Arrival, index: number, res: ServerRespon
   cleanups.push(async () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
-    await Promise.all([events.close(), readModel.close(), webhooks.close(), activity.close()]);
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   });
   await projector.catchUp();
-  const deps = { events, now: () => new Date(), waitForProjection: async () => void (await projector.catchUp()), webhooks, webhookOutbound: outbound };
+  const deps = depsFor(outbound);
   const hook = await createWebhook(deps, ADMIN, { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/in`, events: ['site.published'] });
   const publish = (i: number) => ({
     type: 'SitePublished' as const,

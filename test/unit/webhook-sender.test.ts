@@ -4,7 +4,6 @@
  * at a time, in log order, across its batches of 64, and send nothing past a delivery that
  * failed. Real stores, the real outbound client, a real receiver on loopback.
  */
-import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -13,10 +12,10 @@ import type { Identity } from '../../domain/auth.ts';
 import { siteStream } from '../../domain/streams.ts';
 import { createOutbound } from '../../host/outbound/client.ts';
 import { startWebhookSender } from '../../host/webhook-sender.ts';
-import { openWebhookStores } from '../support/webhook-stores.ts';
+import { openEmbeddedStores } from '../support/embedded-stores.ts';
 
 const ADMIN: Identity = { principal: { kind: 'admin' }, actor: { kind: 'user', name: 'root' }, via: 'user', name: 'root' };
-const { dir, events, readModel, webhooks, activity, projector } = openWebhookStores('webhook-sender-');
+const { events, webhooks, projector, close, depsFor } = openEmbeddedStores('webhook-sender-');
 const outbound = createOutbound({ allowPrivate: true, timeoutMs: 5_000, maxBytes: 1024 });
 
 /** The receiver: notes each delivery's title and whether another was in flight; the 100th (by arrival) fails. */
@@ -50,12 +49,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   server.close();
-  await Promise.all([events.close(), readModel.close(), webhooks.close(), activity.close()]);
-  rmSync(dir, { recursive: true, force: true });
+  await close();
 });
 
 it('sends one at a time in log order across its batches, signed, and nothing past a delivery that failed', async () => {
-  const deps = { events, now: () => new Date(), waitForProjection: async () => void (await projector.catchUp()), webhooks, webhookOutbound: outbound };
+  const deps = depsFor(outbound);
   const hook = await createWebhook(deps, ADMIN, { url: `http://127.0.0.1:${port}/in`, events: ['site.published'] });
   const site = { group: 'docs', slug: 'app' };
   const publish = (i: number) => ({

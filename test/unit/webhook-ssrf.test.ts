@@ -6,7 +6,6 @@
  * refused when delivering, and nothing is sent. No request leaves this machine: the
  * resolver is the test's, and every refusal happens before a connection.
  */
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook, listWebhooks } from '../../app/webhooks/manage.ts';
 import { sendDelivery } from '../../app/webhooks/send.ts';
@@ -14,10 +13,10 @@ import type { Identity } from '../../domain/auth.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { siteStream } from '../../domain/streams.ts';
 import { createOutbound } from '../../host/outbound/client.ts';
-import { openWebhookStores } from '../support/webhook-stores.ts';
+import { openEmbeddedStores } from '../support/embedded-stores.ts';
 
 const ADMIN: Identity = { principal: { kind: 'admin' }, actor: { kind: 'user', name: 'root' }, via: 'user', name: 'root' };
-const { dir, events, readModel, webhooks, activity, projector } = openWebhookStores('webhook-ssrf-');
+const { events, webhooks, projector, close } = openEmbeddedStores('webhook-ssrf-');
 /** What `hooks.example` resolves to now: public at creation, loopback later (rebinding). */
 let hooksExample = ['93.184.216.34'];
 const resolved: string[] = [];
@@ -47,8 +46,7 @@ const deps = {
 
 beforeAll(() => projector.catchUp());
 afterAll(async () => {
-  await Promise.all([events.close(), readModel.close(), webhooks.close(), activity.close()]);
-  rmSync(dir, { recursive: true, force: true });
+  await close();
 });
 
 describe('webhook destinations', () => {

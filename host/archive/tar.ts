@@ -200,7 +200,7 @@ class TarEvents {
 /** An entry's data piece from `event`, counted against the byte budget; undefined when the chunk was used up. */
 function takePiece(event: TarEvent | undefined, budget: Budget, path: string): Buffer | undefined {
   if (!event) return undefined;
-  if (!event.data) throw budget.error ?? new ValidationError(`the tar.gz archive ended inside entry ${shown(path)}`);
+  if (!event.data) throw endedInside(budget, path);
   const overBudget = addBytes(budget, event.data.length, path);
   if (overBudget) throw overBudget;
   return event.data;
@@ -209,9 +209,12 @@ function takePiece(event: TarEvent | undefined, budget: Budget, path: string): B
 /** The next piece of an entry's data, reading on when the chunk at hand is used up. */
 async function nextPiece(events: TarEvents, budget: Budget, path: string): Promise<Buffer> {
   const piece = takePiece(events.ready() ?? (await events.pull()), budget, path);
-  if (!piece) throw budget.error ?? new ValidationError(`the tar.gz archive ended inside entry ${shown(path)}`);
+  if (!piece) throw endedInside(budget, path);
   return piece;
 }
+
+const endedInside = (budget: Budget, path: string): Error =>
+  budget.error ?? new ValidationError(`the tar.gz archive ended inside entry ${shown(path)}`);
 
 /**
  * The rest of a small entry cut by a chunk's end (its header declares at most SMALL_ENTRY

@@ -257,6 +257,28 @@ describe('readArchive: tar specifics', () => {
     });
   });
 
+  // The upload reaches gunzip in 1 MiB pieces, copied into two buffers used in turn: an
+  // archive of several pieces, arriving in chunks smaller and larger than one, must come
+  // out byte for byte (a buffer refilled while zlib still read it would not).
+  it('is read exactly when its gzip spans several of gunzip’s input pieces', async () => {
+    let x = 0x9e3779b9;
+    const noise = (size: number) =>
+      Buffer.from(Array.from({ length: size }, () => ((x ^= x << 13), (x ^= x >>> 17), (x ^= x << 5), x & 0xff)));
+    const entries = [
+      { name: 'a.bin', content: noise(1_500_000) },
+      { name: 'b.bin', content: noise(200_000) },
+      { name: 'c.bin', content: noise(2_600_000) },
+      { name: 'd.txt', content: Buffer.from('d') },
+    ];
+    const archive = await makeTarGz(entries);
+    expect(archive.length).toBeGreaterThan(4 * 1024 * 1024);
+    for (const size of [65_537, 3 * 1024 * 1024]) {
+      const read = await readAll(chunked(archive, size), { maxEntries: 10, maxBytes: 10_000_000 });
+      expect(read.map((e) => e.path)).toEqual(entries.map((e) => e.name));
+      for (const [i, entry] of entries.entries()) expect(read[i]!.data.equals(entry.content)).toBe(true);
+    }
+  });
+
   it('reads pax headers (long and unicode names) and skips a global pax header', async () => {
     const long = `${'d'.repeat(120)}/${'f'.repeat(120)}.html`;
     const archive = await makeTarGz(

@@ -40,7 +40,6 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
   let nextRun = 0;
   const runs = new Map<number, Run>();
 
-  const post = (m: ToLaneWorker) => worker!.postMessage(m);
   const fail = (run: Run, err: Error) => {
     run.error ??= err;
     run.waiting?.reject(err);
@@ -82,19 +81,19 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
     return w;
   };
 
-  const step = (id: number, run: Run) => {
-    post({ t: 'step', run: id, outcomes: run.outcomes.splice(0), credit: run.owed });
+  const step = (w: Worker, id: number, run: Run) => {
+    post(w, { t: 'step', run: id, outcomes: run.outcomes.splice(0), credit: run.owed });
     run.owed = 0;
     run.steppedAt = performance.now();
   };
 
   return {
     open(webhook, first): LaneRun {
-      worker ??= start();
+      const w = (worker ??= start());
       const id = nextRun++;
       const run: Run = { queue: [], last: false, outcomes: [], owed: 0, steppedAt: performance.now() };
       runs.set(id, run);
-      post({ t: 'open', run: id, webhook, first, credit: AHEAD, port: listenPort() });
+      post(w, { t: 'open', run: id, webhook, first, credit: AHEAD, port: listenPort() });
       return {
         async next() {
           for (;;) {
@@ -109,13 +108,14 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
           }
         },
         async record(deliveryId, outcome) {
+          if (run.error) throw run.error;
           run.outcomes.push([deliveryId, outcome]);
-          if (run.outcomes.length >= STEP || performance.now() - run.steppedAt > FLUSH_MS) step(id, run);
+          if (run.outcomes.length >= STEP || performance.now() - run.steppedAt > FLUSH_MS) step(w, id, run);
         },
         async end() {
           if (run.error) throw run.error;
           const ended = new Promise<void>((resolve, reject) => (run.ending = { resolve, reject }));
-          post({ t: 'end', run: id, outcomes: run.outcomes.splice(0) });
+          post(w, { t: 'end', run: id, outcomes: run.outcomes.splice(0) });
           await ended;
         },
       };
@@ -133,6 +133,7 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
  * service's; from the TypeScript sources (tests, SITES_FROM_SOURCE) a small bootstrap loads
  * it through tsx.
  */
+const post = (w: Worker, m: ToLaneWorker) => w.postMessage(m);
 const fromSource = import.meta.url.endsWith('.ts');
 const sourceEntry = new URL('./lane-worker.ts', import.meta.url).href;
 const workerEntry = () => new URL(fromSource ? './lane-worker.source.mjs' : './webhook-lanes.js', import.meta.url);

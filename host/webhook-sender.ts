@@ -72,12 +72,12 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
    * has been projected nothing more goes out.
    *
    * Between an answer and the next request there is only the outbound client's own work:
-   * everything else is done while a request is out (the receiver's turn, when this process
-   * would sit idle), once it has been written: recording the answer before it, reading the
-   * lane on, and building and signing the next delivery. Outcomes are recorded write-behind,
-   * a few at a time (a crash before the write means those are sent again, with the same
-   * webhook-id, which at-least-once allows); a run ends only once its last request is
-   * answered and every outcome is written.
+   * everything else is done while a request is out, once it has been written: handing the
+   * answer before it to the lane run, and taking the next delivery from it (read, built and
+   * signed there: on a worker thread in the service, see `Lanes`). Outcomes are recorded
+   * write-behind, a few at a time (a crash before the write means those are sent again, with
+   * the same webhook-id, which at-least-once allows); a run ends only once its last request
+   * is answered and every outcome is written.
    *
    * A delivery signed ahead is sent only if it was signed within the same second as it is
    * sent: its `webhook-timestamp` is then what signing it at that moment would have said.
@@ -90,7 +90,7 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
     let signer: ReturnType<typeof signerFor> | undefined;
     let seen = generation;
     const run = lanes.open(webhook, first);
-    let answered: { readonly attempt: PreparedAttempt; readonly outcome: AttemptRecord } | undefined;
+    let answered: { readonly id: string; readonly outcome: AttemptRecord } | undefined;
     let out: { readonly attempt: PreparedAttempt; readonly answer: Promise<AttemptRecord> } | undefined;
     try {
       let current = await run.next();
@@ -108,11 +108,11 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
         out.answer.then(written, written);
         await sent;
         // The request is on its way: what can wait is done now.
-        if (answered) await run.record(answered.attempt.delivery.id, answered.outcome);
+        if (answered) await run.record(answered.id, answered.outcome);
         answered = undefined;
         const next = await run.next();
         const outcome = await out.answer;
-        answered = { attempt: out.attempt, outcome };
+        answered = { id: out.attempt.delivery.id, outcome };
         out = undefined;
         if (outcome.status === 'pending') break; // retried later, after a wait: nothing goes past it
         current = next;
@@ -120,7 +120,7 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
     } finally {
       // Never two requests of one webhook out at once: a run that ends early still waits for its last answer.
       const last = out && (await out.answer.catch(() => undefined));
-      if (answered) await run.record(answered.attempt.delivery.id, answered.outcome);
+      if (answered) await run.record(answered.id, answered.outcome);
       if (out && last) await run.record(out.attempt.delivery.id, last);
       await run.end();
     }

@@ -97,7 +97,7 @@ export interface WebhookDeliveries {
  */
 export function withOutcome(before: DeliveryRecord, outcome: AttemptRecord): DeliveryRecord {
   const { id, webhookId, key, type, event, createdAt } = before;
-  return { id, webhookId, key, type, event, status: outcome.status, attempts: outcome.attempts, createdAt, ...outcome };
+  return { id, webhookId, key, type, event, createdAt, ...outcome };
 }
 
 /** A delivery asked to be sent again: pending, due now, with a new retry window; attempts and the last answer stay. */

@@ -24,16 +24,16 @@ export type LaneRun = {
   end(): Promise<void>;
 };
 
-/** Where the sender's lanes are read, built, signed and recorded. */
+/** Where the sender's lanes are read, built, signed and recorded: its own thread (`inProcessLanes`) or a worker (`workerLanes`). */
 export type Lanes = {
   /** A run of `webhook`'s lane from its head, `first` (read by the sender and due). */
   open(webhook: WebhookDoc, first: DeliveryRecord): LaneRun;
   close(): Promise<void>;
 };
 
-export type Attempted = { readonly before: DeliveryRecord; readonly outcome: AttemptRecord };
+type Attempted = { readonly before: DeliveryRecord; readonly outcome: AttemptRecord };
 
-export const isDue = (d: DeliveryRecord, now: Date) => d.nextAttemptAt === undefined || Date.parse(d.nextAttemptAt) <= now.getTime();
+const isDue = (d: DeliveryRecord, now: Date) => d.nextAttemptAt === undefined || Date.parse(d.nextAttemptAt) <= now.getTime();
 
 /**
  * A lane run over the delivery store: reads the lane `LANE_BATCH` at a time, on past the

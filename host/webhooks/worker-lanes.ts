@@ -17,7 +17,9 @@ type Run = {
   readonly outcomes: [string, AttemptRecord][];
   owed: number;
   steppedAt: number;
+  /** Reading the lane failed (`next` throws it), or the worker is gone (`dead`: nothing it was sent is written). */
   error?: Error;
+  dead: boolean;
   waiting?: { resolve(): void; reject(err: Error): void };
   ending?: { resolve(): void; reject(err: Error): void };
 };
@@ -25,10 +27,10 @@ type Run = {
 /**
  * Lanes run on a worker thread of their own (lane-worker.ts), so the sender's thread only
  * sends and reads answers: the worker reads each lane, builds and signs up to AHEAD of its
- * deliveries before they are due to go, and writes the outcomes it is sent back STEP at a time
- * (or every FLUSH_MS). Reading, building, signing and the outcome writes cost a delivery
- * about as much CPU as sending it; on the sender's thread they were a third of a delivery's
- * time and most of its stalls, while the machine's second core sat idle.
+ * deliveries ahead of the sender, and writes the outcomes it is sent back STEP at a time (or
+ * every FLUSH_MS). On the sender's thread that work was about a third of its CPU per
+ * delivery; with it here, the webhook bench measured the main thread's CPU per delivery at
+ * 115–155 µs against 195–261 (docs/benchmarks.md, "Webhook deliveries", third round).
  *
  * The rules are the sender's and the store's: the worker's runs are the sender's `laneRun`,
  * over a store of its own (`data.store`); an outcome it never wrote (a crash) means the
@@ -43,8 +45,7 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
   const fail = (run: Run, err: Error) => {
     run.error ??= err;
     run.waiting?.reject(err);
-    run.ending?.reject(err);
-    run.waiting = run.ending = undefined;
+    run.waiting = undefined;
   };
   const start = (): Worker => {
     const w = new Worker(workerEntry(), {
@@ -71,7 +72,11 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
     });
     const gone = (err: Error) => {
       if (worker === w) worker = undefined;
-      for (const run of runs.values()) fail(run, err);
+      for (const run of runs.values()) {
+        run.dead = true;
+        fail(run, err);
+        run.ending?.reject(err);
+      }
       runs.clear();
     };
     w.on('error', gone);
@@ -91,7 +96,7 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
     open(webhook, first): LaneRun {
       const w = (worker ??= start());
       const id = nextRun++;
-      const run: Run = { queue: [], last: false, outcomes: [], owed: 0, steppedAt: performance.now() };
+      const run: Run = { queue: [], last: false, outcomes: [], owed: 0, steppedAt: performance.now(), dead: false };
       runs.set(id, run);
       post(w, { t: 'open', run: id, webhook, first, credit: AHEAD, port: listenPort() });
       return {
@@ -108,15 +113,17 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
           }
         },
         async record(deliveryId, outcome) {
-          if (run.error) throw run.error;
+          if (run.dead) throw run.error;
           run.outcomes.push([deliveryId, outcome]);
           if (run.outcomes.length >= STEP || performance.now() - run.steppedAt > FLUSH_MS) step(w, id, run);
         },
         async end() {
-          if (run.error) throw run.error;
+          if (run.dead) throw run.error;
+          // The outcomes are written even when reading the lane failed: they were attempts made.
           const ended = new Promise<void>((resolve, reject) => (run.ending = { resolve, reject }));
           post(w, { t: 'end', run: id, outcomes: run.outcomes.splice(0) });
           await ended;
+          if (run.error) throw run.error;
         },
       };
     },

@@ -19,9 +19,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const TARGETS = {
   // client/: `sites publish` runs the publishing client (host/cli/publish.ts imports it).
-  server: { sourceDirs: ['domain', 'projections', 'app', 'api', 'host', 'mcp', 'client'], entry: join(root, 'host', 'cli', 'main.ts'), builds: join(root, '.build') },
+  // webhook-lanes: the webhook sender's worker thread (host/webhooks/worker-lanes.ts starts it).
+  server: {
+    sourceDirs: ['domain', 'projections', 'app', 'api', 'host', 'mcp', 'client'],
+    entries: { main: join(root, 'host', 'cli', 'main.ts'), 'webhook-lanes': join(root, 'host', 'webhooks', 'lane-worker.ts') },
+    builds: join(root, '.build'),
+  },
   // A separate service that imports nothing of the publishing service (.dependency-cruiser.cjs).
-  diary: { sourceDirs: [join('mcp', 'diary')], entry: join(root, 'mcp', 'diary', 'main.ts'), builds: join(root, '.build', 'diary') },
+  diary: { sourceDirs: [join('mcp', 'diary')], entries: { main: join(root, 'mcp', 'diary', 'main.ts') }, builds: join(root, '.build', 'diary') },
 };
 
 /**
@@ -57,7 +62,7 @@ function fingerprint(sourceDirs) {
  * missing. Several processes may start at once: each builds into its own temp folder
  * and renames it into place; the first rename wins and the others use its result.
  */
-async function ensureBuild({ sourceDirs, entry, builds }) {
+async function ensureBuild({ sourceDirs, entries, builds }) {
   const dir = join(builds, fingerprint(sourceDirs));
   if (existsSync(join(dir, 'main.js'))) return dir;
   mkdirSync(builds, { recursive: true });
@@ -65,7 +70,7 @@ async function ensureBuild({ sourceDirs, entry, builds }) {
   const { build } = await import('esbuild');
   try {
     await build({
-      entryPoints: { main: entry },
+      entryPoints: entries,
       bundle: true,
       // Modules the service imports on demand (MongoDB, EventStoreDB, S3, the MCP connector)
       // stay separate chunks, loaded only when used.

@@ -31,7 +31,7 @@ import { ListingTree } from '../app/queries/listing-tree.ts';
 import { FilteredTrees } from '../app/queries/filtered-tree.ts';
 import { SiteListCache } from '../app/queries/site-list-cache.ts';
 import { systemIdentity } from '../domain/auth.ts';
-import { parseSitePath, type SiteAddress } from '../domain/paths.ts';
+import type { SiteAddress } from '../domain/paths.ts';
 import { siteHostLabels, type Variant } from '../domain/site/previews.ts';
 import { readArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
@@ -49,6 +49,8 @@ import { Projector } from './projector.ts';
 import { leaseHolderId, takeLease } from './lease-holder.ts';
 import { createSiteServer } from './serve-site.ts';
 import { startWebhookSender } from './webhook-sender.ts';
+import { publicOrigin, webhookSiteUrls } from './webhooks/site-urls.ts';
+import { workerLanes } from './webhooks/worker-lanes.ts';
 import { inCidrs } from '../api/ip.ts';
 import { capConnectionsPerPeer } from './peer-cap.ts';
 import { answerClientError, guardConnections, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './slow-client.ts';
@@ -96,35 +98,20 @@ export async function createService(config: Config, options: { project: 'run' | 
   const tmpDir = join(config.dataDir, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   const publicPort = () => options.port?.() ?? config.listen.port;
-  const origin = (host: string) => {
-    const port = publicPort();
-    const defaultPort = config.publicScheme === 'https' ? 443 : 80;
-    // Behind a TLS proxy the public port is the scheme's default; locally it is the listen port.
-    const showPort = config.publicScheme === 'http' && port !== defaultPort;
-    return `${config.publicScheme}://${host}${showPort ? `:${port}` : ''}`;
-  };
+  const origin = (host: string) => publicOrigin(config.publicScheme, host, publicPort());
   const siteUrl = (address: SiteAddress, variant?: Variant) => `${origin(`${siteHostLabels(address, variant)}.${config.baseDomain}`)}/`;
   // Deliveries: 10 s for the whole request (spec §16), an answer read up to 64 KiB (only an excerpt is kept).
   const webhookOutbound = createOutbound({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: 10_000, maxBytes: 64 * 1024, userAgent: 'sites-webhooks' });
-  // A payload's site URL, remembered per site path (and port: it is known once the service
-  // listens): a run of deliveries names the same few sites over and over, and parsing the
-  // path each time showed in the sender's profile.
-  const siteUrls = new Map<string, string>();
-  const webhookSiteUrl = (path: string, variant?: Variant): string => {
-    const key = `${publicPort()} ${path} ${variant ? JSON.stringify(variant) : ''}`;
-    let url = siteUrls.get(key);
-    if (url === undefined) {
-      if (siteUrls.size >= 1024) siteUrls.clear();
-      url = siteUrl(parseSitePath(path), variant);
-      siteUrls.set(key, url);
-    }
-    return url;
-  };
+  const webhookSiteUrl = webhookSiteUrls(config.publicScheme, config.baseDomain, publicPort);
   const sender =
     options.project === 'run'
       ? startWebhookSender(
           { webhooks: stack.webhooks, outbound: webhookOutbound, siteUrl: webhookSiteUrl, now: () => new Date(), random: Math.random },
-          { isLeader: () => projector.isLeader, onError: (err) => log.error('webhook delivery failed', { error: String(err) }) },
+          {
+            isLeader: () => projector.isLeader,
+            onError: (err) => log.error('webhook delivery failed', { error: String(err) }),
+            lanes: workerLanes({ store: stack.webhooksAt, scheme: config.publicScheme, baseDomain: config.baseDomain }, publicPort),
+          },
         )
       : undefined;
   if (sender) projector.onCommitted(() => sender.projected());

@@ -11,6 +11,7 @@ import { ConfigError, type Config } from './config.ts';
 import { openSqliteEventStore } from './eventstore/sqlite.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openSqliteReadModel } from './readmodel/sqlite.ts';
+import type { WebhookStoreLocation } from './webhooks/lane-messages.ts';
 import { openSqliteWebhookDeliveries } from './webhooks/sqlite.ts';
 
 export type Stack = {
@@ -21,6 +22,8 @@ export type Stack = {
   readonly activity: ActivityStore;
   /** Webhook subscriptions, their outbox and delivery state: with the read model, on the same engine. */
   readonly webhooks: WebhookDeliveries;
+  /** Where `webhooks` is kept, for what opens a connection of its own to it (the sender's lane worker). */
+  readonly webhooksAt: WebhookStoreLocation;
   /** Which adapter serves each port, for the start-up log line. */
   readonly describe: string;
   close(): Promise<void>;
@@ -82,13 +85,12 @@ export async function openStack(config: Config, log: Logger = createLogger(confi
   // the webhook sender records attempts at any time without waiting on the read model's lock.
   let activity: ActivityStore;
   let webhooks: WebhookDeliveries;
+  const webhooksAt: WebhookStoreLocation = config.mongoUrl ? { kind: 'mongo', url: config.mongoUrl } : { kind: 'sqlite', file: join(config.dataDir, 'webhooks.sqlite') };
   try {
     activity = config.mongoUrl
       ? await (await import('./activity/mongo.ts')).openMongoActivityStore(config.mongoUrl)
       : openSqliteActivityStore(join(config.dataDir, 'activity.sqlite'));
-    webhooks = config.mongoUrl
-      ? await (await import('./webhooks/mongo.ts')).openMongoWebhookDeliveries(config.mongoUrl)
-      : openSqliteWebhookDeliveries(join(config.dataDir, 'webhooks.sqlite'));
+    webhooks = webhooksAt.kind === 'mongo' ? await (await import('./webhooks/mongo.ts')).openMongoWebhookDeliveries(webhooksAt.url) : openSqliteWebhookDeliveries(webhooksAt.file);
   } catch (err) {
     await Promise.allSettled([events.value.close(), readModel.value.close(), blobs.value.close()]);
     throw err;
@@ -104,6 +106,7 @@ export async function openStack(config: Config, log: Logger = createLogger(confi
     blobs: blobs.value,
     activity,
     webhooks,
+    webhooksAt,
     describe,
     async close() {
       await Promise.allSettled([events.value.close(), readModel.value.close(), blobs.value.close(), activity.close(), webhooks.close()]);

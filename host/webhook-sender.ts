@@ -1,19 +1,6 @@
-import { prepareAttempt, sendPrepared, signerFor, type PreparedAttempt, type SendDeps } from '../app/webhooks/send.ts';
+import { sendPrepared, signAgain, signerFor, type PreparedAttempt, type SendDeps } from '../app/webhooks/send.ts';
 import type { AttemptRecord, DeliveryRecord } from '../projections/webhooks.ts';
-
-/** An attempt's outcome with the delivery as it was read (the outcome is a compare-and-set on it). */
-type Attempted = { readonly before: DeliveryRecord; readonly outcome: AttemptRecord };
-
-/** Deliveries a lane reads at a time. */
-const BATCH = 64;
-/**
- * Outcomes a lane records in one write. A write costs about 290 µs for 16 and 780–1,000 µs
- * for 64 (12–16 µs a delivery against 18: the transaction's own cost is shared by more),
- * and neither fits in a receiver's turn, so the larger one costs the lane less.
- */
-const RECORD_EVERY = 64;
-/** A lane's outcomes are written at least this often while it runs (the portal shows them). */
-const FLUSH_MS = 100;
+import { inProcessLanes, type Lanes } from './webhooks/lanes.ts';
 
 export type SenderOptions = {
   /** Whether this instance sends now: the projector's leader does, like every background job. */
@@ -23,6 +10,8 @@ export type SenderOptions = {
   /** Looks for due deliveries at least this often (another instance may have written them). */
   readonly pollMs?: number;
   readonly onError?: (err: unknown) => void;
+  /** Where lanes are read, built, signed and recorded: by default on this thread, over `deps.webhooks`. */
+  readonly lanes?: Lanes;
 };
 
 export type Sender = {
@@ -48,6 +37,7 @@ export type Sender = {
  */
 export function startWebhookSender(deps: SendDeps, options: SenderOptions): Sender {
   const maxInFlight = options.maxInFlight ?? 32;
+  const lanes = options.lanes ?? inProcessLanes(deps);
   const pollMs = options.pollMs ?? 1000;
   const busy = new Set<string>();
   const inFlight = new Set<Promise<void>>();
@@ -82,12 +72,12 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
    * has been projected nothing more goes out.
    *
    * Between an answer and the next request there is only the outbound client's own work:
-   * everything else is done while a request is out (the receiver's turn, when this process
-   * would sit idle), once it has been written: recording the answer before it, reading the
-   * lane on, and building and signing the next delivery. Outcomes are recorded write-behind,
-   * a few at a time (a crash before the write means those are sent again, with the same
-   * webhook-id, which at-least-once allows); a run ends only once its last request is
-   * answered and every outcome is written.
+   * everything else is done while a request is out, once it has been written: handing the
+   * answer before it to the lane run, and taking the next delivery from it (read, built and
+   * signed there: on a worker thread in the service, see `Lanes`). Outcomes are recorded
+   * write-behind, a few at a time (a crash before the write means those are sent again, with
+   * the same webhook-id, which at-least-once allows); a run ends only once its last request
+   * is answered and every outcome is written.
    *
    * A delivery signed ahead is sent only if it was signed within the same second as it is
    * sent: its `webhook-timestamp` is then what signing it at that moment would have said.
@@ -96,37 +86,21 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
     const id = first.webhookId;
     const webhook = await deps.webhooks.getWebhook(id);
     if (!webhook) return;
-    // A subscription never changes, only ends: one signer (the library's Webhook, which decodes the secret) serves the run.
-    const signer = signerFor(webhook);
+    // Only to sign again one signed ahead in an earlier second (the lane signs the rest).
+    let signer: ReturnType<typeof signerFor> | undefined;
     let seen = generation;
-    const done: Attempted[] = [];
-    let flushedAt = performance.now();
-    const flush = async () => {
-      if (done.length > 0) await deps.webhooks.recordAttempts(done.splice(0));
-      flushedAt = performance.now();
-    };
-    const due = (d: DeliveryRecord) => d.nextAttemptAt === undefined || Date.parse(d.nextAttemptAt) <= deps.now().getTime();
-    const prepare = (d: DeliveryRecord | undefined) => (d && due(d) ? prepareAttempt(deps, d, webhook, signer) : undefined);
-    // Read and not sent yet, in log order, up to the key `readTo`: the lane is read on past it, not from its start, since outcomes are written behind.
-    let queue: DeliveryRecord[] = [];
-    let readTo = first.key;
-    const following = async (): Promise<DeliveryRecord | undefined> => {
-      if (queue.length === 0) {
-        queue = (await deps.webhooks.lane(id, BATCH, readTo)).reverse();
-        readTo = queue[0]?.key ?? readTo;
-      }
-      return queue.pop();
-    };
-    let current = prepare(first);
-    let answered: Attempted | undefined;
+    const run = lanes.open(webhook, first);
+    let answered: { readonly id: string; readonly outcome: AttemptRecord } | undefined;
     let out: { readonly attempt: PreparedAttempt; readonly answer: Promise<AttemptRecord> } | undefined;
     try {
+      let current = await run.next();
       while (current && running && options.isLeader()) {
         if (seen !== generation) {
           seen = generation;
           if (!(await deps.webhooks.getWebhook(id))) break;
         }
-        if (Math.floor(current.signedAt.getTime() / 1000) !== Math.floor(deps.now().getTime() / 1000)) current = prepareAttempt(deps, current.delivery, webhook, signer);
+        const now = deps.now();
+        if (Math.floor(current.signedAt.getTime() / 1000) !== Math.floor(now.getTime() / 1000)) current = signAgain(current, (signer ??= signerFor(webhook)), now);
         let written!: () => void;
         const sent = new Promise<void>((resolve) => (written = resolve));
         out = { attempt: current, answer: sendPrepared(deps, current, () => written()) };
@@ -134,12 +108,11 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
         out.answer.then(written, written);
         await sent;
         // The request is on its way: what can wait is done now.
-        if (answered) done.push(answered);
+        if (answered) await run.record(answered.id, answered.outcome);
         answered = undefined;
-        if (done.length >= RECORD_EVERY || performance.now() - flushedAt > FLUSH_MS) await flush();
-        const next = prepare(await following());
+        const next = await run.next();
         const outcome = await out.answer;
-        answered = { before: out.attempt.delivery, outcome };
+        answered = { id: out.attempt.delivery.id, outcome };
         out = undefined;
         if (outcome.status === 'pending') break; // retried later, after a wait: nothing goes past it
         current = next;
@@ -147,9 +120,9 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
     } finally {
       // Never two requests of one webhook out at once: a run that ends early still waits for its last answer.
       const last = out && (await out.answer.catch(() => undefined));
-      if (answered) done.push(answered);
-      if (out && last) done.push({ before: out.attempt.delivery, outcome: last });
-      await flush();
+      if (answered) await run.record(answered.id, answered.outcome);
+      if (out && last) await run.record(out.attempt.delivery.id, last);
+      await run.end();
     }
   };
 
@@ -200,6 +173,7 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
       wake();
       await loop;
       await Promise.allSettled([...inFlight]);
+      await lanes.close();
     },
   };
 }

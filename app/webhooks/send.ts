@@ -52,13 +52,20 @@ export async function attemptDelivery(deps: Pick<SendDeps, 'outbound' | 'siteUrl
 export type Signer = Pick<Webhook, 'sign'>;
 export const signerFor = (webhook: WebhookDoc): Signer => new Webhook(webhook.secret);
 
-/** A delivery's request, built and signed, not sent yet: `signedAt`: when it was signed (its `webhook-timestamp`). */
+/** What an attempt's outcome is worked out from: the delivery as it was read. */
+export type AttemptBasis = Pick<DeliveryRecord, 'id' | 'attempts' | 'windowStart'>;
+
+/**
+ * A delivery's request, built and signed, not sent yet: `signedAt`: when it was signed (its
+ * `webhook-timestamp`). Plain data (a string body, no Buffer): a lane's worker thread builds
+ * these and posts them to the sender.
+ */
 export type PreparedAttempt = {
-  readonly delivery: DeliveryRecord;
+  readonly delivery: AttemptBasis;
   readonly url: string;
   readonly signedAt: Date;
-  /** The payload's JSON as signed, in bytes: what goes on the wire. */
-  readonly body: Buffer;
+  /** The payload's JSON as signed: what goes on the wire. */
+  readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
 };
 
@@ -68,14 +75,23 @@ export type PreparedAttempt = {
  */
 export function prepareAttempt(deps: Pick<SendDeps, 'siteUrl' | 'now'>, delivery: DeliveryRecord, webhook: WebhookDoc, signer: Signer): PreparedAttempt {
   const signedAt = deps.now();
-  const json = JSON.stringify(payloadOf(delivery, deps.siteUrl));
-  const headers = {
+  const body = JSON.stringify(payloadOf(delivery, deps.siteUrl));
+  const basis = { id: delivery.id, attempts: delivery.attempts, ...(delivery.windowStart !== undefined ? { windowStart: delivery.windowStart } : {}) };
+  return { delivery: basis, url: webhook.url, signedAt, body, headers: signedHeaders(delivery.id, signedAt, body, signer) };
+}
+
+/** The same attempt signed at `now` (one signed ahead in an earlier second than it is sent in). */
+export function signAgain(prepared: PreparedAttempt, signer: Signer, now: Date): PreparedAttempt {
+  return { ...prepared, signedAt: now, headers: signedHeaders(prepared.delivery.id, now, prepared.body, signer) };
+}
+
+function signedHeaders(id: string, at: Date, body: string, signer: Signer): Record<string, string> {
+  return {
     'content-type': 'application/json',
-    'webhook-id': delivery.id,
-    'webhook-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
-    'webhook-signature': signer.sign(delivery.id, signedAt, json),
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signer.sign(id, at, body),
   };
-  return { delivery, url: webhook.url, signedAt, body: Buffer.from(json), headers };
 }
 
 /**

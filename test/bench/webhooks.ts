@@ -48,24 +48,28 @@ async function startReceiver(): Promise<{ port: number; child: ChildProcess }> {
  * CPU time a process has used so far, all its threads, in µs (Linux' per-thread schedstat:
  * nanoseconds, not the 10 ms ticks of /proc/PID/stat); undefined elsewhere.
  */
-function cpuMicros(pid: number): number | undefined {
+function cpuMicros(pid: number, mainThreadOnly = false): number | undefined {
   try {
     let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    for (const task of mainThreadOnly ? [String(pid)] : readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
     return ns / 1000;
   } catch {
     return undefined;
   }
 }
 
-/** CPU per request (µs) of the processes named, over what `run` does (`count` requests). */
+/**
+ * CPU per request (µs) of the processes named, over what `run` does (`count` requests); a
+ * name ending in `Main` counts only that process's main thread (the pid's own task).
+ */
 async function cpuPer<T, K extends string>(pids: Record<K, number>, count: number, run: () => Promise<T>): Promise<{ result: T; cpu: Record<K, number | undefined> }> {
   const names = Object.keys(pids) as K[];
-  const before = names.map((k) => cpuMicros(pids[k]));
+  const sample = (k: K) => cpuMicros(pids[k], k.endsWith('Main'));
+  const before = names.map(sample);
   const result = await run();
   const cpu = Object.fromEntries(
     names.map((k, i) => {
-      const [a, b] = [before[i], cpuMicros(pids[k])];
+      const [a, b] = [before[i], sample(k)];
       return [k, a === undefined || b === undefined ? undefined : (b - a) / count];
     }),
   ) as Record<K, number | undefined>;
@@ -159,7 +163,7 @@ export async function benchWebhooks(p: WebhookBenchParams, log: (s: string) => v
       await http(receiver.port, 'POST', '/reset');
       const started = performance.now();
       const drained = async () => (await stats()).count >= p.deliveries || performance.now() - started > 120_000;
-      const { result: lag, cpu } = await cpuPer({ service: svc.pid, receiver: receiver.child.pid! }, p.deliveries, async () => {
+      const { result: lag, cpu } = await cpuPer({ service: svc.pid, serviceMain: svc.pid, receiver: receiver.child.pid! }, p.deliveries, async () => {
         expect202(await api('POST', `/api/webhooks/${hookId}/deliveries/${oldest}/redeliver`));
         const lag = await during(drained);
         for (let i = 0; !(await drained()); i++) await new Promise((r) => setTimeout(r, 50));
@@ -200,7 +204,7 @@ export async function benchWebhooks(p: WebhookBenchParams, log: (s: string) => v
       rounds.push({ drain: rate(r.stats), plain, ratio: rate(r.stats) / plain, ...(r.cpu.service !== undefined ? { serviceCpu: r.cpu.service } : {}), ...(loopCpu !== undefined ? { loopCpu } : {}) });
       log(
         `webhooks: round ${round}: ${fmt(rate(r.stats), 0)} deliveries/s against ${fmt(plain, 0)} POSTs/s (${fmt(rate(r.before.stats), 0)} before, ${fmt(rate(r.after.stats), 0)} after): ${fmt(rate(r.stats) / plain, 2)}×; ` +
-          `CPU per request: service ${us(r.cpu.service)} against the loop's ${us(loopCpu)}, the receiver ${us(r.cpu.receiver)} against ${us(mean(r.before.cpu.receiver, r.after.cpu.receiver))}; ` +
+          `CPU per request: service ${us(r.cpu.service)} (its main thread ${us(r.cpu.serviceMain)}) against the loop's ${us(loopCpu)}, the receiver ${us(r.cpu.receiver)} against ${us(mean(r.before.cpu.receiver, r.after.cpu.receiver))}; ` +
           `sender's / receiver's turn (median): drain ${r.stats.senderUs} / ${r.stats.receiverUs} µs, loops ${r.before.stats.senderUs} / ${r.before.stats.receiverUs} and ${r.after.stats.senderUs} / ${r.after.stats.receiverUs} µs; ` +
           `the sender's stalls (past twice its median) per request: drain ${r.stats.senderSlowUs} µs, loops ${r.before.stats.senderSlowUs} and ${r.after.stats.senderSlowUs} µs`,
       );

@@ -7,12 +7,15 @@
  * client, a real receiver on loopback.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createWebhook, deleteWebhook } from '../../app/webhooks/manage.ts';
 import type { Identity } from '../../domain/auth.ts';
 import { siteStream } from '../../domain/streams.ts';
 import { createOutbound } from '../../host/outbound/client.ts';
 import { startWebhookSender } from '../../host/webhook-sender.ts';
+import type { Lanes } from '../../host/webhooks/lanes.ts';
+import { workerLanes } from '../../host/webhooks/worker-lanes.ts';
 import type { WebhookDeliveries } from '../../projections/webhooks.ts';
 import { openEmbeddedStores } from '../support/embedded-stores.ts';
 
@@ -24,10 +27,13 @@ afterEach(async () => {
 });
 
 type Arrival = { title: string; id: string };
+/** Where a sender's lanes run: on its own thread (over its store), or on a worker thread (over a connection of its own). */
+type Where = 'thread' | 'worker';
+const WHERE: Where[] = ['thread', 'worker'];
 
 /** Fresh stores and a receiver; `answer` decides when each request is answered (204). */
 async function setup(answer: (arrival: Arrival, index: number, res: ServerResponse) => void = (_a, _i, res) => void setTimeout(() => (res.writeHead(204), res.end()), 1)) {
-  const { events, webhooks, projector, close, depsFor } = openEmbeddedStores('webhook-records-');
+  const { dir, events, webhooks, projector, close, depsFor } = openEmbeddedStores('webhook-records-');
   const received: Arrival[] = [];
   let inFlight = 0;
   let overlapped = 0;
@@ -60,12 +66,19 @@ async function setup(answer: (arrival: Arrival, index: number, res: ServerRespon
     await events.append(siteStream({ group: 'docs', slug: 'app' }), Array.from({ length: n }, (_, i) => publish(i)), -1);
     await projector.catchUp();
   };
-  const sender = (store: WebhookDeliveries = webhooks, onError?: (err: unknown) => void) => {
-    const s = startWebhookSender({ webhooks: store, outbound, siteUrl: (p) => `http://${p}.localhost/`, now: () => new Date(), random: () => 0.5 }, { isLeader: () => true, pollMs: 50, ...(onError ? { onError } : {}) });
+  /** `lanes`: where the lanes run (the sender's own thread unless given). */
+  const sender = (store: WebhookDeliveries = webhooks, onError?: (err: unknown) => void, lanes?: Lanes) => {
+    const s = startWebhookSender(
+      { webhooks: store, outbound, siteUrl: (p) => `http://${p}.localhost/`, now: () => new Date(), random: () => 0.5 },
+      { isLeader: () => true, pollMs: 50, ...(onError ? { onError } : {}), ...(lanes ? { lanes } : {}) },
+    );
     const off = projector.onCommitted(() => s.projected());
     return { stop: async () => (off(), await s.stop()) };
   };
-  return { deps, hook, webhooks, received, overlapped: () => overlapped, publishAll, sender };
+  const workerOf = () => workerLanes({ store: { kind: 'sqlite', file: join(dir, 'webhooks.sqlite') }, scheme: 'http', baseDomain: 'localhost' }, () => 80);
+  /** A sender whose lanes run where `where` says. */
+  const senderOn = (where: Where, onError?: (err: unknown) => void) => sender(webhooks, onError, where === 'worker' ? workerOf() : undefined);
+  return { deps, hook, webhooks, received, overlapped: () => overlapped, publishAll, sender, senderOn, workerOf };
 }
 
 const until = async (what: () => boolean | Promise<boolean>) => {
@@ -73,10 +86,10 @@ const until = async (what: () => boolean | Promise<boolean>) => {
 };
 const titles = (n: number, from = 0) => Array.from({ length: n - from }, (_, i) => `T${from + i}`);
 
-it('a run stopped mid-lane records every attempt it made, and only those; the next run goes on from there', async () => {
+it.each(WHERE)('a run stopped mid-lane records every attempt it made, and only those; the next run goes on from there (lanes on the %s)', async (where) => {
   const t = await setup();
   await t.publishAll(100);
-  const first = t.sender();
+  const first = t.senderOn(where);
   await until(() => t.received.length >= 30);
   await first.stop();
   const sent = t.received.length;
@@ -85,7 +98,7 @@ it('a run stopped mid-lane records every attempt it made, and only those; the ne
   for (const r of t.received) expect(byId.get(r.id), r.title).toMatchObject({ status: 'succeeded', attempts: 1 });
   expect([...byId.values()].filter((d) => d.attempts > 0)).toHaveLength(sent);
 
-  const second = t.sender();
+  const second = t.senderOn(where);
   await until(() => t.received.length >= 100);
   await new Promise((r) => setTimeout(r, 100));
   await second.stop();
@@ -123,7 +136,7 @@ it('outcomes lost with a failed write (a crash) are sent again, with the same we
   expect(resumed).toEqual(titles(100, Number(resumed[0]!.slice(1))));
 });
 
-it('a webhook whose delete is projected while a delivery is out is sent nothing more, though its lane was read on', async () => {
+it.each(WHERE)('a webhook whose delete is projected while a delivery is out is sent nothing more, though its lane was read on (lanes on the %s)', async (where) => {
   let deleting: Promise<void> | undefined;
   let del!: () => Promise<void>;
   const t = await setup((_a, i, res) => {
@@ -133,10 +146,32 @@ it('a webhook whose delete is projected while a delivery is out is sent nothing 
   });
   del = () => deleteWebhook(t.deps, ADMIN, { id: t.hook.id });
   await t.publishAll(40);
-  const s = t.sender();
+  const s = t.senderOn(where);
   await until(() => deleting !== undefined);
   await deleting;
   await new Promise((r) => setTimeout(r, 200)); // anything sent after the delete would have arrived by now
   await s.stop();
   expect(t.received.map((r) => r.title)).toEqual(titles(10));
+});
+
+it('a lane worker that dies mid-run fails its run; the sender starts another, which sends again what had no outcome written, with the same webhook-id', async () => {
+  const t = await setup();
+  await t.publishAll(100);
+  const lanes = t.workerOf();
+  const errors: unknown[] = [];
+  const s = t.sender(t.webhooks, (err) => errors.push(err), lanes);
+  await until(() => t.received.length >= 30);
+  await lanes.close(); // the worker is terminated where it stands, its unwritten outcomes with it
+  await until(async () => (await t.webhooks.listDeliveries(t.hook.id, 200)).every((d) => d.status === 'succeeded'));
+  await s.stop();
+  expect(errors.map(String)).toEqual([expect.stringContaining('the webhook lane worker exited')]);
+  expect(t.overlapped()).toBe(0);
+  const ids = new Map<string, Set<string>>();
+  for (const r of t.received) ids.set(r.title, (ids.get(r.title) ?? new Set()).add(r.id));
+  expect([...ids.keys()].sort()).toEqual(titles(100).sort());
+  for (const [title, seen] of ids) expect(seen.size, title).toBe(1);
+  // In log order throughout: the new run goes on from the first delivery with no outcome written.
+  const restart = t.received.findIndex((r, i) => i > 0 && Number(r.title.slice(1)) <= Number(t.received[i - 1]!.title.slice(1)));
+  expect(t.received.slice(0, restart === -1 ? undefined : restart).map((r) => r.title)).toEqual(titles(restart === -1 ? 100 : restart));
+  if (restart !== -1) expect(t.received.slice(restart).map((r) => r.title)).toEqual(titles(100, Number(t.received[restart]!.title.slice(1))));
 });

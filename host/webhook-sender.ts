@@ -107,9 +107,10 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
         // Refused before it was sent, or failed: taken below, where the answer is awaited.
         out.answer.then(written, written);
         await sent;
-        // The request is on its way: what can wait is done now.
-        if (answered) await run.record(answered.id, answered.outcome);
+        // The request is on its way: what can wait is done now (handed over once, even if the record fails).
+        const before = answered;
         answered = undefined;
+        if (before) await run.record(before.id, before.outcome);
         const next = await run.next();
         const outcome = await out.answer;
         answered = { id: out.attempt.delivery.id, outcome };
@@ -120,9 +121,13 @@ export function startWebhookSender(deps: SendDeps, options: SenderOptions): Send
     } finally {
       // Never two requests of one webhook out at once: a run that ends early still waits for its last answer.
       const last = out && (await out.answer.catch(() => undefined));
-      if (answered) await run.record(answered.id, answered.outcome);
-      if (out && last) await run.record(out.attempt.delivery.id, last);
-      await run.end();
+      try {
+        if (answered) await run.record(answered.id, answered.outcome);
+        if (out && last) await run.record(out.attempt.delivery.id, last);
+      } finally {
+        // Always ended, so the lane's host lets go of the run (its error, if any, is the run's).
+        await run.end();
+      }
     }
   };
 

@@ -11,17 +11,21 @@ export type LaneWorkerData = {
   readonly scheme: PublicScheme;
   readonly baseDomain: string;
 };
+/** What the thread is started with: the data, and the module a run from the sources loads (lane-worker.source.mjs). */
+export type LaneWorkerStart = LaneWorkerData & { readonly entry: string };
 
 type Outcomes = readonly (readonly [id: string, outcome: AttemptRecord])[];
 
 /**
  * The sender to the worker: `open` a run (build up to `credit` ahead); `step`: outcomes to
- * write and more credit; `end`: the last outcomes, then write everything and answer `ended`.
+ * write and more credit; `end`: the last outcomes, then write everything and answer `ended`;
+ * `close`: close the store and end the thread.
  */
 export type ToLaneWorker =
   | { readonly t: 'open'; readonly run: number; readonly webhook: WebhookDoc; readonly first: DeliveryRecord; readonly credit: number; readonly port: number }
   | { readonly t: 'step'; readonly run: number; readonly outcomes: Outcomes; readonly credit: number }
-  | { readonly t: 'end'; readonly run: number; readonly outcomes: Outcomes };
+  | { readonly t: 'end'; readonly run: number; readonly outcomes: Outcomes }
+  | { readonly t: 'close' };
 
 /** The worker to the sender: deliveries ready to send (`last`: the lane has no more due now), and a run's end. */
 export type FromLaneWorker =

@@ -30,7 +30,7 @@ const CHUNK = 16;
 async function work(id: number, run: Run): Promise<void> {
   try {
     let ready: PreparedAttempt[] = [];
-    while (run.credit > 0 && !run.ended) {
+    while (run.credit > 0 && !run.ended && run.error === undefined) {
       const attempt = await run.lane.next();
       if (attempt) {
         ready.push(attempt);
@@ -58,13 +58,25 @@ async function recordAll(run: Run, outcomes: readonly (readonly [string, Paramet
   }
 }
 
-// One message at a time, in the order sent: a run's outcomes are all taken before its end writes them.
-let handled = Promise.resolve();
+/**
+ * Each run's messages in the order sent (its outcomes are all taken before its end writes
+ * them); runs side by side, as the sender's lanes are, so one slow store call holds only its
+ * own lane. A message that fails ends its run with the error, never the worker.
+ */
+const chains = new Map<number, Promise<void>>();
 port.on('message', (m: ToLaneWorker) => {
-  handled = handled.then(() => handle(m));
+  if (m.t === 'close') return void close();
+  const chain = (chains.get(m.run) ?? Promise.resolve())
+    .then(() => handle(m))
+    .catch((err: unknown) => {
+      runs.delete(m.run);
+      port.postMessage(m.t === 'end' ? { t: 'ended', run: m.run, error: String(err) } : { t: 'ready', run: m.run, attempts: [], last: true, error: String(err) });
+    });
+  chains.set(m.run, chain);
+  if (m.t === 'end') void chain.then(() => chains.get(m.run) === chain && chains.delete(m.run));
 });
 
-async function handle(m: ToLaneWorker): Promise<void> {
+async function handle(m: Exclude<ToLaneWorker, { t: 'close' }>): Promise<void> {
   if (m.t === 'open') {
     listenPort = m.port;
     const run: Run = { lane: laneRun(deps, m.webhook, m.first), credit: m.credit, ended: false, posted: false };
@@ -72,9 +84,19 @@ async function handle(m: ToLaneWorker): Promise<void> {
     return work(m.run, run);
   }
   const run = runs.get(m.run);
-  if (!run) return;
+  if (!run) {
+    // Its open failed (and said so): its end is still answered, so the sender's end() settles.
+    if (m.t === 'end') port.postMessage({ t: 'ended', run: m.run });
+    return;
+  }
   await recordAll(run, m.outcomes);
   if (m.t === 'step') {
+    // A failed write stops the run at once: nothing more is sent without its outcome written.
+    if (run.error !== undefined) {
+      run.ended = true;
+      port.postMessage({ t: 'ready', run: m.run, attempts: [], last: true, error: run.error });
+      return;
+    }
     run.credit += m.credit;
     return work(m.run, run);
   }
@@ -85,4 +107,11 @@ async function handle(m: ToLaneWorker): Promise<void> {
     run.error ??= String(err);
   }
   port.postMessage({ t: 'ended', run: m.run, ...(run.error !== undefined ? { error: run.error } : {}) });
+}
+
+/** The sender stops: what is under way finishes, the store is closed, and the thread ends. */
+async function close(): Promise<void> {
+  await Promise.allSettled([...chains.values()]);
+  await store.close().catch(() => undefined);
+  process.exit(0);
 }

@@ -1,13 +1,16 @@
 import { Worker } from 'node:worker_threads';
 import type { PreparedAttempt } from '../../app/webhooks/send.ts';
 import type { AttemptRecord } from '../../projections/webhooks.ts';
-import type { FromLaneWorker, LaneWorkerData, ToLaneWorker } from './lane-messages.ts';
+import type { FromLaneWorker, LaneWorkerData, LaneWorkerStart, ToLaneWorker } from './lane-messages.ts';
 import { FLUSH_MS, type LaneRun, type Lanes } from './lanes.ts';
 
 /** Deliveries the worker may have built ahead of what a run has sent. */
 const AHEAD = 64;
 /** Outcomes sent back at a time (with as much credit as was used meanwhile). */
 const STEP = 16;
+
+/** The worker, and the runs open on it (a worker that fails fails only its own). */
+type Live = { readonly w: Worker; readonly runs: Map<number, Run> };
 
 type Run = {
   readonly queue: PreparedAttempt[];
@@ -28,9 +31,8 @@ type Run = {
  * Lanes run on a worker thread of their own (lane-worker.ts), so the sender's thread only
  * sends and reads answers: the worker reads each lane, builds and signs up to AHEAD of its
  * deliveries ahead of the sender, and writes the outcomes it is sent back STEP at a time (or
- * every FLUSH_MS). On the sender's thread that work was about a third of its CPU per
- * delivery; with it here, the webhook bench measured the main thread's CPU per delivery at
- * 115–155 µs against 195–261 (docs/benchmarks.md, "Webhook deliveries", third round).
+ * every FLUSH_MS). That work is about a third of a delivery's CPU, and the sender's thread
+ * also serves the sites and the API (docs/benchmarks.md, "Webhook deliveries", third round).
  *
  * The rules are the sender's and the store's: the worker's runs are the sender's `laneRun`,
  * over a store of its own (`data.store`); an outcome it never wrote (a crash) means the
@@ -38,18 +40,18 @@ type Run = {
  * (the sender logs them and runs the lanes again); the next run starts a new one.
  */
 export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lanes {
-  let worker: Worker | undefined;
+  let worker: Live | undefined;
   let nextRun = 0;
-  const runs = new Map<number, Run>();
 
   const fail = (run: Run, err: Error) => {
     run.error ??= err;
     run.waiting?.reject(err);
     run.waiting = undefined;
   };
-  const start = (): Worker => {
+  const start = (): Live => {
+    const runs = new Map<number, Run>();
     const w = new Worker(workerEntry(), {
-      workerData: { ...data, entry: sourceEntry },
+      workerData: { ...data, entry: sourceEntry } satisfies LaneWorkerStart,
       // Each run keeps only its window of deliveries: a small young generation is collected often and cheaply.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
     });
@@ -71,7 +73,7 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
       waiting?.resolve();
     });
     const gone = (err: Error) => {
-      if (worker === w) worker = undefined;
+      if (worker?.w === w) worker = undefined;
       for (const run of runs.values()) {
         run.dead = true;
         fail(run, err);
@@ -83,7 +85,7 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
     w.on('exit', (code) => gone(new Error(`the webhook lane worker exited (${code})`)));
     // The sender's stop() ends it; it never holds the process open by itself.
     w.unref();
-    return w;
+    return { w, runs };
   };
 
   const step = (w: Worker, id: number, run: Run) => {
@@ -94,7 +96,7 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
 
   return {
     open(webhook, first): LaneRun {
-      const w = (worker ??= start());
+      const { w, runs } = (worker ??= start());
       const id = nextRun++;
       const run: Run = { queue: [], last: false, outcomes: [], owed: 0, steppedAt: performance.now(), dead: false };
       runs.set(id, run);
@@ -128,9 +130,16 @@ export function workerLanes(data: LaneWorkerData, listenPort: () => number): Lan
       };
     },
     async close() {
-      const w = worker;
+      const live = worker;
       worker = undefined;
-      await w?.terminate();
+      if (!live) return;
+      // The worker closes its store connection and ends; terminated if it has not within a second.
+      const exited = new Promise<void>((resolve) => live.w.once('exit', () => resolve()));
+      post(live.w, { t: 'close' });
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)))]);
+      clearTimeout(timer);
+      await live.w.terminate();
     },
   };
 }

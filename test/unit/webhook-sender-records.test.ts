@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import { createWebhook, deleteWebhook } from '../../app/webhooks/manage.ts';
 import type { Identity } from '../../domain/auth.ts';
@@ -78,7 +79,7 @@ async function setup(answer: (arrival: Arrival, index: number, res: ServerRespon
   const workerOf = () => workerLanes({ store: { kind: 'sqlite', file: join(dir, 'webhooks.sqlite') }, scheme: 'http', baseDomain: 'localhost' }, () => 80);
   /** A sender whose lanes run where `where` says. */
   const senderOn = (where: Where, onError?: (err: unknown) => void) => sender(webhooks, onError, where === 'worker' ? workerOf() : undefined);
-  return { deps, hook, webhooks, received, overlapped: () => overlapped, publishAll, sender, senderOn, workerOf };
+  return { dir, deps, hook, webhooks, received, overlapped: () => overlapped, publishAll, sender, senderOn, workerOf };
 }
 
 const until = async (what: () => boolean | Promise<boolean>) => {
@@ -174,4 +175,24 @@ it('a lane worker that dies mid-run fails its run; the sender starts another, wh
   const restart = t.received.findIndex((r, i) => i > 0 && Number(r.title.slice(1)) <= Number(t.received[i - 1]!.title.slice(1)));
   expect(t.received.slice(0, restart === -1 ? undefined : restart).map((r) => r.title)).toEqual(titles(restart === -1 ? 100 : restart));
   if (restart !== -1) expect(t.received.slice(restart).map((r) => r.title)).toEqual(titles(100, Number(t.received[restart]!.title.slice(1))));
+});
+
+it('on the worker, a failed outcome write stops the run at once: nothing more goes out while outcomes cannot be written', async () => {
+  const t = await setup();
+  await t.publishAll(300);
+  const errors: unknown[] = [];
+  const s = t.sender(t.webhooks, (err) => errors.push(err), t.workerOf());
+  await until(() => t.received.length >= 5);
+  // From here every outcome's write fails, a real SQLite error in the worker's own connection, while its lane reads still work.
+  const db = new Database(join(t.dir, 'webhooks.sqlite'));
+  db.exec(`CREATE TRIGGER outcomes_fail BEFORE UPDATE ON deliveries BEGIN SELECT RAISE(ABORT, 'disk gone'); END`);
+  db.close();
+  const sentWhenFailing = t.received.length;
+  await until(() => errors.length > 0);
+  await s.stop();
+  expect(errors.map(String)).toContainEqual(expect.stringContaining('disk gone'));
+  // Past the failure: at most a write's worth of outcomes (64) and those on their way to the worker (16); what was built
+  // ahead is not sent. A run that went on would have sent the whole lane (295 more) before its end said the writes had failed.
+  expect(t.received.length - sentWhenFailing).toBeLessThan(150);
+  expect(t.overlapped()).toBe(0);
 });

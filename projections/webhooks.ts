@@ -99,6 +99,9 @@ export function withOutcome(before: DeliveryRecord, outcome: AttemptRecord): Del
   const { id, webhookId, key, type, event, createdAt } = before;
   return { id, webhookId, key, type, event, createdAt, ...outcome };
 }
+/** Does not compile once a delivery has a field that withOutcome neither keeps nor takes from the attempt (it would be dropped). */
+type EveryFieldKept<Unlisted extends never> = Unlisted;
+type WithOutcomeKeepsEveryField = EveryFieldKept<Exclude<keyof DeliveryRecord, 'id' | 'webhookId' | 'key' | 'type' | 'event' | 'createdAt' | keyof AttemptRecord>>;
 
 /** A delivery asked to be sent again: pending, due now, with a new retry window; attempts and the last answer stay. */
 export function redelivered(before: DeliveryRecord): DeliveryRecord {

@@ -17,7 +17,8 @@ const FORBIDDEN_TYPES: Record<string, string> = {
 /**
  * Streams a gzip-compressed tar: body → gunzip → tar-parser.ts, one entry at a time,
  * pulled as the consumer asks. What is held at once is bounded: two GUNZIP_IN pieces of
- * upload, INFLATED_AHEAD of inflated tar (and the chunk being parsed), and for an entry of
+ * upload, INFLATED_AHEAD of inflated tar plus the GUNZIP_OUT chunk that passed it (gunzip is
+ * paused after it) and zlib's own readable buffer, the chunk being parsed, and for an entry of
  * at most SMALL_ENTRY bytes that entry (handed over whole: usually a view of the inflated
  * chunk it lies in).
  */

@@ -30,7 +30,9 @@ type Headers = {
   decodePax(bytes: Buffer): Record<string, string>;
   decodeLongPath(bytes: Buffer, encoding: string): string;
 };
-// The package exports only its streams by name; its header codec is the file beside them.
+// The package exports only its streams by name; its header codec is the file beside them
+// (package.json pins tar-stream's exact version for that reason: an upgrade is a deliberate step,
+// checked by the differential test in test/unit/tar-parser.test.ts).
 const require = createRequire(join(projectRoot, 'package.json'));
 const headers = require(join(dirname(require.resolve('tar-stream')), 'headers.js')) as Headers;
 

@@ -1,6 +1,6 @@
 import { Readable, type Writable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { ValidationError } from '../../domain/errors.ts';
+import { TooLargeError, ValidationError } from '../../domain/errors.ts';
 import { addBytes, archiveError, countEntry, createBudget, type Budget } from './budget.ts';
 import { createPathRegistry, shown } from './paths.ts';
 import { TarParser, type TarEvent } from './tar-parser.ts';
@@ -32,6 +32,16 @@ export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLim
   const budget = createBudget(limits, fail);
   const registry = createPathRegistry();
   gunzip.on('error', (error) => fail(archiveError(error, 'tar.gz')));
+  // Headers, padding and zero blocks are no entry's bytes, so the budget does not count them:
+  // the inflated stream is bounded as a whole too, or a gzip of zero blocks (a few MB that
+  // inflate to gigabytes) would be parsed to its end. Past what is inflated ahead of the parser,
+  // so an entry's own excess is still reported by the budget, naming the entry.
+  const inflatedMax = limits.maxBytes + (limits.maxEntries + 1) * TAR_BYTES_PER_ENTRY + INFLATED_AHEAD + GUNZIP_OUT;
+  let inflated = 0;
+  gunzip.on('data', (chunk: Buffer) => {
+    inflated += chunk.length;
+    if (inflated > inflatedMax) fail(new TooLargeError(`the tar.gz archive inflates to more than ${inflatedMax} bytes, more than its entries' limit allows`));
+  });
   pump(body, gunzip).catch((error: unknown) => fail(archiveError(error, 'tar.gz')));
 
   let content: EntryStream | undefined;
@@ -73,6 +83,8 @@ export async function* readTarGz(body: AsyncIterable<Buffer>, limits: ArchiveLim
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Room for one entry's framing: its header, padding, and a pax or long-name header for a long path; and the end blocks. */
+const TAR_BYTES_PER_ENTRY = 16 * 1024;
 
 /**
  * Gunzip's input and output pieces. Each call into zlib is a round trip through libuv's

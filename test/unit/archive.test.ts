@@ -219,6 +219,14 @@ describe.each(formats)('readArchive $format', ({ format, make }) => {
 });
 
 describe('readArchive: tar specifics', () => {
+  it('refuses a gzip of zero blocks past what its entries may take, without inflating it all', async () => {
+    // 64 MB of zero blocks gzip to about 64 KB; the limits allow 1 MB of content in 10 entries.
+    const bomb = gzipSync(Buffer.concat([(await makeTar([{ name: 'a', content: 'x' }])).subarray(0, 1024), Buffer.alloc(64 * 1024 * 1024)]));
+    const error = await rejection(readAll(bomb, { maxEntries: 10, maxBytes: 1_000_000 }));
+    expect(error).toBeInstanceOf(TooLargeError);
+    expect(error.message).toContain('inflates to more than');
+  });
+
   it('refuses a hard link', async () => {
     const error = await rejection(readAll(await makeTarGz([{ name: 'a', content: 'x' }, { type: 'hardlink', name: 'b', target: 'a' }])));
     expect(error).toBeInstanceOf(ValidationError);
